@@ -1,0 +1,48 @@
+package io.leaderelection;
+
+import java.util.Map;
+
+/**
+ * Takes part in every configured election on behalf of this application instance and tells
+ * whether it currently leads each of them.
+ * <p>
+ * {@link #isLeader(String)} is the time-bounded gate: it is {@code true} only while the Lease
+ * is held and the last successful renewal was sent less than a renew deadline ago, so it turns
+ * {@code false} on time even when the API server stops answering.
+ */
+public interface LeaderElector {
+
+	/** Name of the election configured by the top-level {@code leader.election.*} properties. */
+	String DEFAULT_ELECTION = "default";
+
+	/** The candidate identity this instance writes as the Lease's holderIdentity. */
+	String identity();
+
+	/** Whether this instance leads the default election right now. */
+	default boolean isLeader() {
+		return isLeader(DEFAULT_ELECTION);
+	}
+
+	/**
+	 * Whether this instance leads the given election right now.
+	 * @throws UnknownElectionException if no election of that name is configured
+	 */
+	boolean isLeader(String election);
+
+	/**
+	 * A snapshot of the given election.
+	 * @throws UnknownElectionException if no election of that name is configured
+	 */
+	LeaderStatus status(String election);
+
+	/** A snapshot of every configured election, keyed by election name. */
+	Map<String, LeaderStatus> statuses();
+
+	/**
+	 * Releases the election's Lease if this instance holds it and stays out of that election
+	 * for one lease duration, so that another replica takes over.
+	 * @throws UnknownElectionException if no election of that name is configured
+	 */
+	void stepDown(String election);
+
+}

@@ -1,0 +1,90 @@
+package io.leaderelection.autoconfigure;
+
+import java.util.List;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.leaderelection.LeaderElector;
+import io.leaderelection.engine.ElectionEngine;
+import io.leaderelection.engine.ElectionListener;
+import io.leaderelection.kubernetes.KubernetesLeaseStore;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
+import org.springframework.integration.leader.event.LeaderEventPublisher;
+
+/**
+ * Auto-configuration of Kubernetes Lease leader election: one {@link LeaderElector} for every
+ * configured election, campaigning from a late lifecycle phase and publishing Spring
+ * Integration leader events.
+ */
+@AutoConfiguration(afterName = "org.springframework.cloud.kubernetes.fabric8.Fabric8AutoConfiguration")
+@ConditionalOnProperty(prefix = LeaderElectionProperties.PREFIX, name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LeaderElectionProperties.class)
+public class LeaderElectionAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	KubernetesClient kubernetesClient() {
+		return new KubernetesClientBuilder().build();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaderElectionSettings leaderElectionSettings(LeaderElectionProperties properties, Environment environment,
+			KubernetesClient kubernetesClient) {
+		LeaderElectionSettingsResolver resolver = new LeaderElectionSettingsResolver(System::getenv,
+				LeaderElectionSettingsResolver.SERVICE_ACCOUNT_NAMESPACE);
+		return resolver.resolve(properties, environment.getProperty("spring.application.name"),
+				kubernetesClient.getNamespace());
+	}
+
+	@Bean
+	LeaderElectionThreads leaderElectionThreads() {
+		return new LeaderElectionThreads();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaderEventPublisher leaderEventPublisher(ApplicationEventPublisher applicationEventPublisher) {
+		return new DefaultLeaderEventPublisher(applicationEventPublisher);
+	}
+
+	@Bean
+	LeaderEventBridge leaderEventBridge(LeaderEventPublisher leaderEventPublisher,
+			ObjectProvider<LeaderElector> leaderElector) {
+		return new LeaderEventBridge(leaderEventPublisher, leaderElector);
+	}
+
+	@Bean
+	@ConditionalOnProperty(prefix = LeaderElectionProperties.PREFIX, name = "on-lost", havingValue = "exit")
+	ExitOnLostLeadership exitOnLostLeadership(ConfigurableApplicationContext context) {
+		return ExitOnLostLeadership.exitingJvm(context);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(LeaderElector.class)
+	ElectionEngine leaderElector(LeaderElectionSettings settings, KubernetesClient kubernetesClient,
+			LeaderElectionThreads threads, ObjectProvider<ElectionListener> listeners) {
+		List<ElectionListener> all = listeners.orderedStream().toList();
+		return new ElectionEngine(settings.identity(), settings.elections(),
+				(election) -> new KubernetesLeaseStore(kubernetesClient, election.namespace(), election.leaseName()),
+				threads.runtime(), all);
+	}
+
+	@Bean
+	@ConditionalOnBean(ElectionEngine.class)
+	LeaderElectionLifecycle leaderElectionLifecycle(ElectionEngine leaderElector, LeaderElectionSettings settings) {
+		return new LeaderElectionLifecycle(leaderElector, settings.releaseOnShutdown());
+	}
+
+}

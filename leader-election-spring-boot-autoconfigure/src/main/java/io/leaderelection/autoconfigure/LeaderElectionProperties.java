@@ -1,0 +1,225 @@
+package io.leaderelection.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of Kubernetes Lease leader election.
+ */
+@ConfigurationProperties(LeaderElectionProperties.PREFIX)
+public class LeaderElectionProperties {
+
+	public static final String PREFIX = "leader.election";
+
+	/**
+	 * Whether to take part in leader election.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Name of the default election's Lease. Defaults to '${spring.application.name}-leader'.
+	 */
+	private String leaseName;
+
+	/**
+	 * Namespace of the Leases. Defaults to $POD_NAMESPACE, then the service account's namespace,
+	 * then the Kubernetes client's namespace, then 'default'.
+	 */
+	private String namespace;
+
+	/**
+	 * Candidate identity written as the Lease's holderIdentity. Defaults to $POD_NAME, else
+	 * $HOSTNAME, plus '_' and a random suffix.
+	 */
+	private String identity;
+
+	/**
+	 * How long followers wait, on their own clocks, for a Lease that is not renewed before they take it.
+	 */
+	private Duration leaseDuration = Duration.ofSeconds(15);
+
+	/**
+	 * How long the leader leads without a successful renewal; must be shorter than the lease duration.
+	 */
+	private Duration renewDeadline = Duration.ofSeconds(10);
+
+	/**
+	 * Interval between renewals and between followers' attempts; must be shorter than the renew deadline.
+	 */
+	private Duration retryPeriod = Duration.ofSeconds(2);
+
+	/**
+	 * Whether to drain leader-only work and release held Leases when the application context closes.
+	 */
+	private boolean releaseOnShutdown = true;
+
+	/**
+	 * What to do when leadership is lost: rejoin as a candidate, or exit the application with a non-zero code.
+	 */
+	private OnLost onLost = OnLost.REJOIN;
+
+	/**
+	 * Further elections by name, each with its own Lease; unset values inherit the default election's.
+	 */
+	private Map<String, Election> elections = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getLeaseName() {
+		return this.leaseName;
+	}
+
+	public void setLeaseName(String leaseName) {
+		this.leaseName = leaseName;
+	}
+
+	public String getNamespace() {
+		return this.namespace;
+	}
+
+	public void setNamespace(String namespace) {
+		this.namespace = namespace;
+	}
+
+	public String getIdentity() {
+		return this.identity;
+	}
+
+	public void setIdentity(String identity) {
+		this.identity = identity;
+	}
+
+	public Duration getLeaseDuration() {
+		return this.leaseDuration;
+	}
+
+	public void setLeaseDuration(Duration leaseDuration) {
+		this.leaseDuration = leaseDuration;
+	}
+
+	public Duration getRenewDeadline() {
+		return this.renewDeadline;
+	}
+
+	public void setRenewDeadline(Duration renewDeadline) {
+		this.renewDeadline = renewDeadline;
+	}
+
+	public Duration getRetryPeriod() {
+		return this.retryPeriod;
+	}
+
+	public void setRetryPeriod(Duration retryPeriod) {
+		this.retryPeriod = retryPeriod;
+	}
+
+	public boolean isReleaseOnShutdown() {
+		return this.releaseOnShutdown;
+	}
+
+	public void setReleaseOnShutdown(boolean releaseOnShutdown) {
+		this.releaseOnShutdown = releaseOnShutdown;
+	}
+
+	public OnLost getOnLost() {
+		return this.onLost;
+	}
+
+	public void setOnLost(OnLost onLost) {
+		this.onLost = onLost;
+	}
+
+	public Map<String, Election> getElections() {
+		return this.elections;
+	}
+
+	public void setElections(Map<String, Election> elections) {
+		this.elections = elections;
+	}
+
+	/**
+	 * A named election.
+	 */
+	public static class Election {
+
+		/**
+		 * Name of this election's Lease. Defaults to '${spring.application.name}-NAME-leader'.
+		 */
+		private String leaseName;
+
+		/**
+		 * Lease duration of this election. Defaults to leader.election.lease-duration.
+		 */
+		private Duration leaseDuration;
+
+		/**
+		 * Renew deadline of this election. Defaults to leader.election.renew-deadline.
+		 */
+		private Duration renewDeadline;
+
+		/**
+		 * Retry period of this election. Defaults to leader.election.retry-period.
+		 */
+		private Duration retryPeriod;
+
+		public String getLeaseName() {
+			return this.leaseName;
+		}
+
+		public void setLeaseName(String leaseName) {
+			this.leaseName = leaseName;
+		}
+
+		public Duration getLeaseDuration() {
+			return this.leaseDuration;
+		}
+
+		public void setLeaseDuration(Duration leaseDuration) {
+			this.leaseDuration = leaseDuration;
+		}
+
+		public Duration getRenewDeadline() {
+			return this.renewDeadline;
+		}
+
+		public void setRenewDeadline(Duration renewDeadline) {
+			this.renewDeadline = renewDeadline;
+		}
+
+		public Duration getRetryPeriod() {
+			return this.retryPeriod;
+		}
+
+		public void setRetryPeriod(Duration retryPeriod) {
+			this.retryPeriod = retryPeriod;
+		}
+
+	}
+
+	/**
+	 * What happens when leadership is lost.
+	 */
+	public enum OnLost {
+
+		/**
+		 * Become a candidate again without restarting.
+		 */
+		REJOIN,
+
+		/**
+		 * Close the application context and exit the JVM with status 1.
+		 */
+		EXIT
+
+	}
+
+}

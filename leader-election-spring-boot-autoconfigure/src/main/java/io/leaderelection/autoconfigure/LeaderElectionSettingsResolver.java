@@ -1,0 +1,199 @@
+package io.leaderelection.autoconfigure;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+import java.util.regex.Pattern;
+
+import io.leaderelection.LeaderElector;
+import io.leaderelection.engine.ElectionSettings;
+
+/**
+ * Resolves {@link LeaderElectionProperties} into validated {@link LeaderElectionSettings}:
+ * fills in the identity, namespace and lease names and rejects values the elector cannot run
+ * with, naming the property.
+ */
+public final class LeaderElectionSettingsResolver {
+
+	/** Where Kubernetes mounts the pod's namespace. */
+	public static final Path SERVICE_ACCOUNT_NAMESPACE = Path
+		.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+
+	private static final Pattern DNS_1123_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+
+	private static final Pattern DNS_1123_SUBDOMAIN = Pattern
+		.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+	private static final int MAX_IDENTITY_LENGTH = 128;
+
+	private final UnaryOperator<String> environment;
+
+	private final Path serviceAccountNamespace;
+
+	/**
+	 * @param environment reads environment variables (POD_NAME, HOSTNAME, POD_NAMESPACE)
+	 * @param serviceAccountNamespace the file holding the pod's namespace when in a cluster
+	 */
+	public LeaderElectionSettingsResolver(UnaryOperator<String> environment, Path serviceAccountNamespace) {
+		this.environment = environment;
+		this.serviceAccountNamespace = serviceAccountNamespace;
+	}
+
+	/**
+	 * @param properties the bound properties
+	 * @param applicationName {@code spring.application.name}, or {@code null}
+	 * @param clientNamespace the Kubernetes client's namespace, or {@code null}
+	 */
+	public LeaderElectionSettings resolve(LeaderElectionProperties properties, String applicationName,
+			String clientNamespace) {
+		String prefix = LeaderElectionProperties.PREFIX;
+		String namespace = namespace(properties, clientNamespace);
+		String identity = identity(properties);
+		Timings defaults = Timings.of(prefix, properties.getLeaseDuration(), properties.getRenewDeadline(),
+				properties.getRetryPeriod());
+		String baseName = (hasText(applicationName) ? applicationName : "application");
+		List<ElectionSettings> elections = new ArrayList<>();
+		String defaultLease = hasText(properties.getLeaseName()) ? properties.getLeaseName() : baseName + "-leader";
+		elections.add(election(LeaderElector.DEFAULT_ELECTION, namespace, prefix + ".lease-name", defaultLease,
+				defaults));
+		Map<String, String> electionByLease = new HashMap<>();
+		electionByLease.put(defaultLease, LeaderElector.DEFAULT_ELECTION);
+		properties.getElections().forEach((name, election) -> {
+			String electionPrefix = prefix + ".elections." + name;
+			validateElectionName(name, electionPrefix);
+			Timings timings = Timings.of(electionPrefix, inherit(election.getLeaseDuration(), defaults.leaseDuration),
+					inherit(election.getRenewDeadline(), defaults.renewDeadline),
+					inherit(election.getRetryPeriod(), defaults.retryPeriod));
+			String leaseName = hasText(election.getLeaseName()) ? election.getLeaseName()
+					: baseName + "-" + name + "-leader";
+			String other = electionByLease.putIfAbsent(leaseName, name);
+			if (other != null) {
+				throw new InvalidLeaderElectionPropertyException(electionPrefix + ".lease-name", leaseName,
+						"must differ from the Lease of election '" + other + "'; two elections cannot share a Lease");
+			}
+			elections.add(election(name, namespace, electionPrefix + ".lease-name", leaseName, timings));
+		});
+		return new LeaderElectionSettings(identity, elections, properties.isReleaseOnShutdown(),
+				properties.getOnLost());
+	}
+
+	private ElectionSettings election(String name, String namespace, String leaseNameProperty, String leaseName,
+			Timings timings) {
+		if (leaseName.length() > 253 || !DNS_1123_SUBDOMAIN.matcher(leaseName).matches()) {
+			throw new InvalidLeaderElectionPropertyException(leaseNameProperty, leaseName,
+					"must be a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', starting and ending "
+							+ "with a letter or digit, at most 253 characters)"
+							+ (leaseNameProperty.endsWith("lease-name") ? "; when unset it is derived from "
+									+ "spring.application.name" : ""));
+		}
+		return new ElectionSettings(name, namespace, leaseName, timings.leaseDuration, timings.renewDeadline,
+				timings.retryPeriod);
+	}
+
+	private void validateElectionName(String name, String electionPrefix) {
+		if (LeaderElector.DEFAULT_ELECTION.equals(name)) {
+			throw new InvalidLeaderElectionPropertyException(electionPrefix, name,
+					"must not be named 'default': the default election is configured by the leader.election.* "
+							+ "properties themselves");
+		}
+		if (name.length() > 63 || !DNS_1123_LABEL.matcher(name).matches()) {
+			throw new InvalidLeaderElectionPropertyException(electionPrefix, name,
+					"must be named with a DNS-1123 label (lower-case letters, digits and '-', starting and ending "
+							+ "with a letter or digit, at most 63 characters)");
+		}
+	}
+
+	private String namespace(LeaderElectionProperties properties, String clientNamespace) {
+		if (properties.getNamespace() != null) {
+			String namespace = properties.getNamespace();
+			if (namespace.length() > 63 || !DNS_1123_LABEL.matcher(namespace).matches()) {
+				throw new InvalidLeaderElectionPropertyException(LeaderElectionProperties.PREFIX + ".namespace",
+						namespace, "must be a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters)");
+			}
+			return namespace;
+		}
+		String podNamespace = this.environment.apply("POD_NAMESPACE");
+		if (hasText(podNamespace)) {
+			return podNamespace.trim();
+		}
+		String serviceAccountNamespace = readServiceAccountNamespace();
+		if (hasText(serviceAccountNamespace)) {
+			return serviceAccountNamespace;
+		}
+		return hasText(clientNamespace) ? clientNamespace : "default";
+	}
+
+	private String readServiceAccountNamespace() {
+		if (!Files.isReadable(this.serviceAccountNamespace)) {
+			return null;
+		}
+		try {
+			return Files.readString(this.serviceAccountNamespace).trim();
+		}
+		catch (IOException ex) {
+			return null;
+		}
+	}
+
+	private String identity(LeaderElectionProperties properties) {
+		String identity = properties.getIdentity();
+		if (identity == null) {
+			String base = this.environment.apply("POD_NAME");
+			if (!hasText(base)) {
+				base = this.environment.apply("HOSTNAME");
+			}
+			String suffix = UUID.randomUUID().toString().substring(0, 8);
+			return (hasText(base) ? base.trim() : "candidate") + "_" + suffix;
+		}
+		if (identity.isBlank() || identity.length() > MAX_IDENTITY_LENGTH
+				|| identity.chars().anyMatch((c) -> Character.isWhitespace(c) || Character.isISOControl(c))) {
+			throw new InvalidLeaderElectionPropertyException(LeaderElectionProperties.PREFIX + ".identity", identity,
+					"must be 1 to " + MAX_IDENTITY_LENGTH + " characters without spaces or control characters");
+		}
+		return identity;
+	}
+
+	private static Duration inherit(Duration value, Duration fallback) {
+		return (value != null) ? value : fallback;
+	}
+
+	private static boolean hasText(String value) {
+		return value != null && !value.isBlank();
+	}
+
+	/** The three timings of an election, checked against each other. */
+	private record Timings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+
+		static Timings of(String prefix, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+			positive(prefix + ".lease-duration", leaseDuration);
+			positive(prefix + ".renew-deadline", renewDeadline);
+			positive(prefix + ".retry-period", retryPeriod);
+			if (renewDeadline.compareTo(leaseDuration) >= 0) {
+				throw new InvalidLeaderElectionPropertyException(prefix + ".renew-deadline", renewDeadline,
+						"must be shorter than the lease duration (" + leaseDuration + "), or two replicas could "
+								+ "lead at once");
+			}
+			if (retryPeriod.compareTo(renewDeadline) >= 0) {
+				throw new InvalidLeaderElectionPropertyException(prefix + ".retry-period", retryPeriod,
+						"must be shorter than the renew deadline (" + renewDeadline + "), or the leader cannot renew "
+								+ "in time");
+			}
+			return new Timings(leaseDuration, renewDeadline, retryPeriod);
+		}
+
+		private static void positive(String property, Duration value) {
+			if (value == null || value.isNegative() || value.isZero()) {
+				throw new InvalidLeaderElectionPropertyException(property, value, "must be a positive duration");
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,524 @@
+package io.leaderelection.engine;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+import io.leaderelection.LeaderStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One election: the client-go loop of acquire, renew and release on a single Lease, run as a
+ * chain of non-blocking steps on the shared scheduler.
+ * <p>
+ * Safety rests on two rules. A follower takes a held Lease only after it has seen the same
+ * stored version for a whole lease duration on its own monotonic clock, counted from when the
+ * read that first returned it completed. The leader's gate is open only until the moment its
+ * last successful write was sent plus the renew deadline. A write is sent no earlier than its
+ * commit, and a read completes no earlier than the commit it shows, so the gate closes before
+ * any follower may take over as long as the renew deadline is shorter than the lease duration.
+ */
+final class Election {
+
+	private static final Logger logger = LoggerFactory.getLogger(Election.class);
+
+	private static final double FOLLOWER_JITTER = 0.2;
+
+	private final ElectionSettings settings;
+
+	private final String identity;
+
+	private final LeaseStore store;
+
+	private final ElectionRuntime runtime;
+
+	private final ElectionListener listener;
+
+	private final long renewDeadlineNanos;
+
+	private final long retryPeriodNanos;
+
+	/** Read lock-free by the gate; {@code null} when not leading. */
+	private volatile Leadership leadership;
+
+	private volatile LeaseRecord lastSeen;
+
+	private volatile String lastError;
+
+	// The loop's state below is guarded by this.
+
+	private boolean running;
+
+	private long attemptSequence;
+
+	private ElectionScheduler.Cancellable nextAttempt;
+
+	private long observedAtNanos;
+
+	private long stayOutUntilNanos;
+
+	private boolean stayingOut;
+
+	private int highestTransitionsSeen = -1;
+
+	Election(ElectionSettings settings, String identity, LeaseStore store, ElectionRuntime runtime,
+			ElectionListener listener) {
+		this.settings = settings;
+		this.identity = identity;
+		this.store = store;
+		this.runtime = runtime;
+		this.listener = listener;
+		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
+		this.retryPeriodNanos = settings.retryPeriod().toNanos();
+	}
+
+	ElectionSettings settings() {
+		return this.settings;
+	}
+
+	/** The gate: held, and the last successful write was sent less than a renew deadline ago. */
+	boolean isLeader() {
+		Leadership current = this.leadership;
+		return current != null && current.gateOpenAt(now(), this.renewDeadlineNanos);
+	}
+
+	LeaderStatus status() {
+		Leadership current = this.leadership;
+		boolean leader = current != null && current.gateOpenAt(now(), this.renewDeadlineNanos);
+		LeaseRecord seen = this.lastSeen;
+		return new LeaderStatus(this.settings.name(), this.settings.namespace(), this.settings.leaseName(), leader,
+				(seen != null && seen.hasHolder()) ? seen.holderIdentity() : null,
+				(seen != null) ? seen.acquireTime() : null, (seen != null) ? seen.renewTime() : null,
+				(seen != null) ? seen.leaseTransitions() : null, leader ? current.fencingToken() : null,
+				this.lastError);
+	}
+
+	synchronized void start() {
+		if (this.running) {
+			return;
+		}
+		this.running = true;
+		this.attemptSequence++;
+		scheduleAttempt(0);
+	}
+
+	/**
+	 * Stops campaigning. With {@code release}, a held Lease is released (gate closed first);
+	 * otherwise it is left to expire.
+	 */
+	synchronized CompletableFuture<Void> stop(boolean release) {
+		if (!this.running) {
+			return CompletableFuture.completedFuture(null);
+		}
+		this.running = false;
+		this.attemptSequence++;
+		cancelNextAttempt();
+		if (release) {
+			return release(RevocationCause.SHUTDOWN);
+		}
+		revoke(RevocationCause.SHUTDOWN);
+		return CompletableFuture.completedFuture(null);
+	}
+
+	/** Releases the Lease if held and stays out of the election for one lease duration. */
+	synchronized CompletableFuture<Void> stepDown() {
+		if (this.leadership == null) {
+			return CompletableFuture.completedFuture(null);
+		}
+		this.stayingOut = true;
+		this.stayOutUntilNanos = now() + this.settings.leaseDuration().toNanos();
+		this.attemptSequence++;
+		cancelNextAttempt();
+		CompletableFuture<Void> released = release(RevocationCause.STEPPED_DOWN);
+		if (this.running) {
+			scheduleAttempt(followerDelay());
+		}
+		return released;
+	}
+
+	// ---- the attempt loop
+
+	private void attempt(long sequence) {
+		synchronized (this) {
+			if (!this.running || sequence != this.attemptSequence) {
+				return;
+			}
+			long now = now();
+			if (this.leadership != null) {
+				renew(now, sequence, false);
+			}
+			else {
+				read(sequence);
+			}
+		}
+	}
+
+	private void renew(long sentAt, long sequence, boolean afterConflict) {
+		long remaining = this.leadership.gateClosesAt(this.renewDeadlineNanos) - sentAt;
+		if (remaining <= 0) {
+			lose(RevocationCause.RENEW_DEADLINE_PASSED);
+			return;
+		}
+		LeaseRecord seen = this.lastSeen;
+		Instant wallNow = this.runtime.wallClock().instant();
+		LeaseRecord renewal = new LeaseRecord(this.identity, this.settings.leaseDurationSeconds(), seen.acquireTime(),
+				wallNow, seen.leaseTransitions(), seen.resourceVersion());
+		call("update", () -> this.store.update(renewal, Duration.ofNanos(remaining)), remaining, sequence,
+				(stored, failure) -> renewed(sentAt, sequence, afterConflict, stored, failure));
+	}
+
+	private void renewed(long sentAt, long sequence, boolean afterConflict, LeaseRecord stored, Throwable failure) {
+		if (failure == null) {
+			succeeded();
+			observe(stored, sentAt);
+			this.leadership = this.leadership.renewedAt(sentAt);
+			scheduleAttempt(sentAt + this.retryPeriodNanos - now());
+		}
+		else if (failure instanceof LeaseNotFoundException) {
+			failed(failure);
+			lose(RevocationCause.LEASE_DELETED);
+		}
+		else if (failure instanceof LeaseConflictException && !afterConflict) {
+			readWhileLeading(sequence);
+		}
+		else {
+			failed(failure);
+			retryRenewOrLose();
+		}
+	}
+
+	/** After a conflict the cached version is stale: read once, then renew on it if still ours. */
+	private void readWhileLeading(long sequence) {
+		long remaining = this.leadership.gateClosesAt(this.renewDeadlineNanos) - now();
+		if (remaining <= 0) {
+			lose(RevocationCause.RENEW_DEADLINE_PASSED);
+			return;
+		}
+		call("get", () -> this.store.get(Duration.ofNanos(remaining)), remaining, sequence, (stored, failure) -> {
+			if (failure != null) {
+				failed(failure);
+				retryRenewOrLose();
+			}
+			else if (stored == null) {
+				lose(RevocationCause.LEASE_DELETED);
+			}
+			else if (!stored.isHeldBy(this.identity)) {
+				observe(stored, now());
+				lose(RevocationCause.LEASE_TAKEN);
+			}
+			else {
+				observe(stored, now());
+				renew(now(), sequence, true);
+			}
+		});
+	}
+
+	private void retryRenewOrLose() {
+		long untilGateCloses = this.leadership.gateClosesAt(this.renewDeadlineNanos) - now();
+		if (untilGateCloses <= 0) {
+			lose(RevocationCause.RENEW_DEADLINE_PASSED);
+		}
+		else {
+			scheduleAttempt(Math.min(this.retryPeriodNanos, untilGateCloses));
+		}
+	}
+
+	private void read(long sequence) {
+		long timeout = this.renewDeadlineNanos;
+		call("get", () -> this.store.get(Duration.ofNanos(timeout)), timeout, sequence, (stored, failure) -> {
+			if (failure != null) {
+				failed(failure);
+				scheduleAttempt(followerDelay());
+				return;
+			}
+			succeeded();
+			long now = now();
+			if (stored == null) {
+				if (stayingOut(now)) {
+					scheduleAttempt(this.stayOutUntilNanos - now);
+				}
+				else {
+					int transitions = (this.highestTransitionsSeen >= 0) ? this.highestTransitionsSeen + 1 : 0;
+					claim(null, transitions, sequence);
+				}
+				return;
+			}
+			observe(stored, now);
+			if (stayingOut(now)) {
+				scheduleAttempt(Math.min(followerDelay(), this.stayOutUntilNanos - now));
+			}
+			else if (!stored.hasHolder() || stored.isHeldBy(this.identity)) {
+				claim(stored, stored.transitions() + 1, sequence);
+			}
+			else {
+				long untilExpiry = this.observedAtNanos + leaseDurationNanos(stored) - now;
+				if (untilExpiry <= 0) {
+					claim(stored, stored.transitions() + 1, sequence);
+				}
+				else {
+					scheduleAttempt(Math.min(followerDelay(), untilExpiry));
+				}
+			}
+		});
+	}
+
+	/** Writes this candidate as holder: an update of the version seen, or a create when none. */
+	private void claim(LeaseRecord seen, int transitions, long sequence) {
+		long sentAt = now();
+		Instant wallNow = this.runtime.wallClock().instant();
+		LeaseRecord claim = new LeaseRecord(this.identity, this.settings.leaseDurationSeconds(), wallNow, wallNow,
+				transitions, (seen != null) ? seen.resourceVersion() : null);
+		long timeout = this.renewDeadlineNanos;
+		String verb = (seen != null) ? "update" : "create";
+		Supplier<CompletableFuture<LeaseRecord>> write = (seen != null)
+				? () -> this.store.update(claim, Duration.ofNanos(timeout))
+				: () -> this.store.create(claim, Duration.ofNanos(timeout));
+		call(verb, write, timeout, sequence, (stored, failure) -> claimed(sentAt, stored, failure));
+	}
+
+	private void claimed(long sentAt, LeaseRecord stored, Throwable failure) {
+		if (failure instanceof LeaseConflictException) {
+			succeeded();
+			scheduleAttempt(followerDelay());
+			return;
+		}
+		if (failure instanceof LeaseNotFoundException) {
+			succeeded();
+			scheduleAttempt(0);
+			return;
+		}
+		if (failure != null) {
+			failed(failure);
+			scheduleAttempt(followerDelay());
+			return;
+		}
+		succeeded();
+		observe(stored, sentAt);
+		Leadership granted = new Leadership(stored.transitions(), sentAt);
+		long now = now();
+		if (!granted.gateOpenAt(now, this.renewDeadlineNanos)) {
+			// The write took longer than the renew deadline: the gate would already be closed.
+			// The Lease is ours, so the next attempt claims it again at once.
+			scheduleAttempt(0);
+			return;
+		}
+		this.leadership = granted;
+		logger.info("{} became leader of election '{}' ({}), fencing token {}", this.identity, this.settings.name(),
+				this.store.describe(), granted.fencingToken());
+		this.listener.granted(this.settings.name(), granted.fencingToken());
+		scheduleAttempt(sentAt + this.retryPeriodNanos - now);
+	}
+
+	// ---- losing and releasing
+
+	private void lose(RevocationCause cause) {
+		logger.warn("{} lost leadership of election '{}' ({}): {}", this.identity, this.settings.name(),
+				this.store.describe(), cause);
+		revoke(cause);
+		scheduleAttempt(0);
+	}
+
+	private void revoke(RevocationCause cause) {
+		if (this.leadership != null) {
+			this.leadership = null;
+			this.listener.revoked(this.settings.name(), cause);
+		}
+	}
+
+	/**
+	 * Closes the gate, then writes the release as client-go does: no holder and a lease duration
+	 * of one second, so followers take over at once.
+	 */
+	private CompletableFuture<Void> release(RevocationCause cause) {
+		Leadership released = this.leadership;
+		if (released == null) {
+			return CompletableFuture.completedFuture(null);
+		}
+		revoke(cause);
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		writeRelease(released, true, done);
+		return done;
+	}
+
+	private void writeRelease(Leadership released, boolean retryOnConflict, CompletableFuture<Void> done) {
+		long remaining = released.gateClosesAt(this.renewDeadlineNanos) - now();
+		if (remaining <= 0) {
+			done.complete(null);
+			return;
+		}
+		LeaseRecord seen = this.lastSeen;
+		Instant wallNow = this.runtime.wallClock().instant();
+		LeaseRecord release = new LeaseRecord("", 1, wallNow, wallNow, seen.leaseTransitions(),
+				seen.resourceVersion());
+		call("update", () -> this.store.update(release, Duration.ofNanos(remaining)), remaining, -1,
+				(stored, failure) -> {
+					if (failure == null) {
+						observe(stored, now());
+						logger.info("{} released {} of election '{}'", this.identity, this.store.describe(),
+								this.settings.name());
+						done.complete(null);
+					}
+					else if (failure instanceof LeaseConflictException && retryOnConflict) {
+						rereadBeforeRelease(released, done);
+					}
+					else {
+						failed(failure);
+						done.complete(null);
+					}
+				});
+	}
+
+	/** A renewal still in flight may have moved the version: release on the current one if ours. */
+	private void rereadBeforeRelease(Leadership released, CompletableFuture<Void> done) {
+		long remaining = released.gateClosesAt(this.renewDeadlineNanos) - now();
+		call("get", () -> this.store.get(Duration.ofNanos(Math.max(remaining, 1))), Math.max(remaining, 1), -1,
+				(stored, failure) -> {
+					if (failure == null && stored != null && stored.isHeldBy(this.identity)) {
+						observe(stored, now());
+						writeRelease(released, false, done);
+					}
+					else {
+						done.complete(null);
+					}
+				});
+	}
+
+	// ---- helpers
+
+	/**
+	 * Sends a store call with a timeout measured on the engine's clock and continues on the
+	 * scheduler with its result, unless the election moved on meanwhile (sequence -1 always
+	 * continues).
+	 */
+	private <T> void call(String verb, Supplier<CompletableFuture<T>> request, long timeoutNanos, long sequence,
+			BiConsumer<T, Throwable> then) {
+		CompletableFuture<T> future;
+		try {
+			future = request.get();
+		}
+		catch (RuntimeException ex) {
+			future = CompletableFuture.failedFuture(ex);
+		}
+		AtomicBoolean settled = new AtomicBoolean();
+		CompletableFuture<T> pending = future;
+		ElectionScheduler.Cancellable timer = this.runtime.scheduler().schedule(() -> {
+			if (settled.compareAndSet(false, true)) {
+				pending.cancel(true);
+				continueWith(sequence, () -> then.accept(null, new LeaseStoreException(verb, this.store.describe(), 0,
+						"no answer within " + Duration.ofNanos(timeoutNanos).toMillis() + " ms")));
+			}
+		}, timeoutNanos);
+		future.whenComplete((value, failure) -> {
+			if (settled.compareAndSet(false, true)) {
+				timer.cancel();
+				Throwable cause = unwrap(verb, failure);
+				this.runtime.scheduler().execute(() -> continueWith(sequence, () -> then.accept(value, cause)));
+			}
+		});
+	}
+
+	private synchronized void continueWith(long sequence, Runnable step) {
+		if (sequence != -1 && (!this.running || sequence != this.attemptSequence)) {
+			return;
+		}
+		try {
+			step.run();
+		}
+		catch (RuntimeException ex) {
+			logger.error("Election '{}' step failed; retrying", this.settings.name(), ex);
+			failed(ex);
+			if (this.running && sequence != -1) {
+				scheduleAttempt(this.retryPeriodNanos);
+			}
+		}
+	}
+
+	private Throwable unwrap(String verb, Throwable failure) {
+		Throwable cause = failure;
+		while (cause instanceof CompletionException && cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		if (cause == null || cause instanceof LeaseStoreException) {
+			return cause;
+		}
+		return new LeaseStoreException(verb, this.store.describe(), 0, String.valueOf(cause), cause);
+	}
+
+	private void scheduleAttempt(long delayNanos) {
+		cancelNextAttempt();
+		long sequence = ++this.attemptSequence;
+		this.nextAttempt = this.runtime.scheduler().schedule(() -> attempt(sequence), Math.max(0, delayNanos));
+	}
+
+	private void cancelNextAttempt() {
+		if (this.nextAttempt != null) {
+			this.nextAttempt.cancel();
+			this.nextAttempt = null;
+		}
+	}
+
+	private void observe(LeaseRecord record, long at) {
+		if (!record.sameVersionAs(this.lastSeen)) {
+			this.lastSeen = record;
+			this.observedAtNanos = at;
+		}
+		this.highestTransitionsSeen = Math.max(this.highestTransitionsSeen, record.transitions());
+	}
+
+	/** The holder's own lease duration; ours when the record's is missing or not positive. */
+	private long leaseDurationNanos(LeaseRecord record) {
+		Integer seconds = record.leaseDurationSeconds();
+		return (seconds != null && seconds > 0) ? Duration.ofSeconds(seconds).toNanos()
+				: this.settings.leaseDuration().toNanos();
+	}
+
+	private boolean stayingOut(long now) {
+		if (this.stayingOut && now - this.stayOutUntilNanos >= 0) {
+			this.stayingOut = false;
+		}
+		return this.stayingOut;
+	}
+
+	private long followerDelay() {
+		return this.retryPeriodNanos + (long) (this.retryPeriodNanos * FOLLOWER_JITTER * this.runtime.random().nextDouble());
+	}
+
+	private void succeeded() {
+		this.lastError = null;
+	}
+
+	private void failed(Throwable failure) {
+		String message = String.valueOf(failure.getMessage());
+		if (!message.equals(this.lastError)) {
+			logger.warn("Election '{}': {}", this.settings.name(), message);
+		}
+		this.lastError = message;
+	}
+
+	private long now() {
+		return this.runtime.monotonicClock().nanoTime();
+	}
+
+	/** Leadership held since a grant, with the send time of the last successful write. */
+	private record Leadership(long fencingToken, long lastRenewStartNanos) {
+
+		long gateClosesAt(long renewDeadlineNanos) {
+			return this.lastRenewStartNanos + renewDeadlineNanos;
+		}
+
+		boolean gateOpenAt(long now, long renewDeadlineNanos) {
+			return now - gateClosesAt(renewDeadlineNanos) < 0;
+		}
+
+		Leadership renewedAt(long sentAt) {
+			return new Leadership(this.fencingToken, sentAt);
+		}
+
+	}
+
+}

@@ -1,0 +1,35 @@
+package io.leaderelection.engine;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Reads and writes one Lease. Every write is conditional: {@link #update} succeeds only if the
+ * stored resourceVersion is still the one in the record, {@link #create} only if no Lease exists.
+ * Calls never block; failures complete the future with a {@link LeaseStoreException}.
+ */
+public interface LeaseStore {
+
+	/** Names the Lease for messages, e.g. {@code Lease team-a/orders-leader}. */
+	String describe();
+
+	/** The stored record, or {@code null} when the Lease does not exist. */
+	CompletableFuture<LeaseRecord> get(Duration timeout);
+
+	/**
+	 * Creates the Lease with the record's election fields.
+	 * <p>
+	 * Fails with {@link LeaseConflictException} when the Lease already exists.
+	 */
+	CompletableFuture<LeaseRecord> create(LeaseRecord record, Duration timeout);
+
+	/**
+	 * Replaces the election fields of the Lease at the record's resourceVersion, keeping every
+	 * other field of the stored object.
+	 * <p>
+	 * Fails with {@link LeaseConflictException} when someone else wrote the Lease since that
+	 * version, with {@link LeaseNotFoundException} when it was deleted.
+	 */
+	CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout);
+
+}

@@ -1,0 +1,33 @@
+package io.leaderelection.engine;
+
+/**
+ * A Lease could not be read or written. The message names the verb and the Lease, e.g.
+ * {@code update Lease team-a/orders-leader: 403 Forbidden: ...}.
+ */
+public class LeaseStoreException extends RuntimeException {
+
+	private final String verb;
+
+	private final int statusCode;
+
+	public LeaseStoreException(String verb, String lease, int statusCode, String detail, Throwable cause) {
+		super(verb + " " + lease + ": " + detail, cause);
+		this.verb = verb;
+		this.statusCode = statusCode;
+	}
+
+	public LeaseStoreException(String verb, String lease, int statusCode, String detail) {
+		this(verb, lease, statusCode, detail, null);
+	}
+
+	/** The API verb that failed: {@code get}, {@code create} or {@code update}. */
+	public String getVerb() {
+		return this.verb;
+	}
+
+	/** The HTTP status of the answer, or 0 when there was none (timeout, connection failure). */
+	public int getStatusCode() {
+		return this.statusCode;
+	}
+
+}

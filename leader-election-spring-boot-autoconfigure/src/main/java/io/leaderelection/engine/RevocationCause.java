@@ -1,0 +1,32 @@
+package io.leaderelection.engine;
+
+/** Why leadership of an election ended. */
+public enum RevocationCause {
+
+	/** The Lease was not renewed within the renew deadline. */
+	RENEW_DEADLINE_PASSED(true),
+
+	/** Another candidate holds the Lease now. */
+	LEASE_TAKEN(true),
+
+	/** The Lease was deleted while this instance held it. */
+	LEASE_DELETED(true),
+
+	/** Leadership was given up on request ({@code stepDown} or the Context's {@code yield()}). */
+	STEPPED_DOWN(false),
+
+	/** The application is shutting down. */
+	SHUTDOWN(false);
+
+	private final boolean lost;
+
+	RevocationCause(boolean lost) {
+		this.lost = lost;
+	}
+
+	/** Whether leadership was lost rather than given up; {@code on-lost} acts only on these. */
+	public boolean isLost() {
+		return this.lost;
+	}
+
+}

@@ -1,0 +1,227 @@
+package io.leaderelection.kubernetes;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.leaderelection.engine.LeaseConflictException;
+import io.leaderelection.engine.LeaseNotFoundException;
+import io.leaderelection.engine.LeaseRecord;
+import io.leaderelection.engine.LeaseStore;
+import io.leaderelection.engine.LeaseStoreException;
+
+/**
+ * A {@code coordination.k8s.io/v1} Lease read and written through the fabric8 client's
+ * asynchronous HTTP client, with a timeout on every request. The Lease looks exactly like the
+ * ones client-go writes, so mixed fleets and {@code kubectl get lease} work.
+ * <p>
+ * Updates start from the last object read or written, so labels, annotations, owner
+ * references and spec fields this library does not own are kept.
+ */
+public final class KubernetesLeaseStore implements LeaseStore {
+
+	private static final String JSON = "application/json";
+
+	private final HttpClient httpClient;
+
+	private final KubernetesSerialization serialization;
+
+	private final String namespace;
+
+	private final String name;
+
+	private final String collectionUri;
+
+	private final String objectUri;
+
+	private final String description;
+
+	private volatile Lease lastStored;
+
+	public KubernetesLeaseStore(KubernetesClient client, String namespace, String name) {
+		this.httpClient = client.getHttpClient();
+		this.serialization = client.getKubernetesSerialization();
+		this.namespace = namespace;
+		this.name = name;
+		String master = client.getMasterUrl().toString();
+		this.collectionUri = (master.endsWith("/") ? master : master + "/") + "apis/coordination.k8s.io/v1/namespaces/"
+				+ encode(namespace) + "/leases";
+		this.objectUri = this.collectionUri + "/" + encode(name);
+		this.description = "Lease " + namespace + "/" + name;
+	}
+
+	@Override
+	public String describe() {
+		return this.description;
+	}
+
+	@Override
+	public CompletableFuture<LeaseRecord> get(Duration timeout) {
+		HttpRequest request = request(this.objectUri, timeout).build();
+		return send("get", request).thenApply((response) -> {
+			if (response.code() == 404) {
+				return null;
+			}
+			return stored("get", response);
+		});
+	}
+
+	@Override
+	public CompletableFuture<LeaseRecord> create(LeaseRecord record, Duration timeout) {
+		Lease lease = new Lease();
+		lease.setMetadata(new ObjectMeta());
+		lease.getMetadata().setName(this.name);
+		lease.getMetadata().setNamespace(this.namespace);
+		lease.setSpec(new LeaseSpec());
+		HttpRequest request = request(this.collectionUri, timeout).post(JSON, json(lease, record)).build();
+		return send("create", request).thenApply((response) -> stored("create", response));
+	}
+
+	@Override
+	public CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout) {
+		Lease lease = this.serialization.clone(template());
+		lease.getMetadata().setResourceVersion(record.resourceVersion());
+		HttpRequest request = request(this.objectUri, timeout).put(JSON, json(lease, record)).build();
+		return send("update", request).thenApply((response) -> stored("update", response));
+	}
+
+	private Lease template() {
+		Lease last = this.lastStored;
+		if (last != null) {
+			return last;
+		}
+		Lease lease = new Lease();
+		lease.setMetadata(new ObjectMeta());
+		lease.getMetadata().setName(this.name);
+		lease.getMetadata().setNamespace(this.namespace);
+		lease.setSpec(new LeaseSpec());
+		return lease;
+	}
+
+	private String json(Lease lease, LeaseRecord record) {
+		lease.setApiVersion("coordination.k8s.io/v1");
+		lease.setKind("Lease");
+		if (lease.getSpec() == null) {
+			lease.setSpec(new LeaseSpec());
+		}
+		LeaseSpec spec = lease.getSpec();
+		spec.setHolderIdentity(record.holderIdentity());
+		spec.setLeaseDurationSeconds(record.leaseDurationSeconds());
+		spec.setAcquireTime(microTime(record.acquireTime()));
+		spec.setRenewTime(microTime(record.renewTime()));
+		spec.setLeaseTransitions(record.leaseTransitions());
+		return this.serialization.asJson(lease);
+	}
+
+	private HttpRequest.Builder request(String uri, Duration timeout) {
+		return this.httpClient.newHttpRequestBuilder()
+			.uri(uri)
+			.header("Accept", JSON)
+			.timeout(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+	}
+
+	private CompletableFuture<HttpResponse<String>> send(String verb, HttpRequest request) {
+		CompletableFuture<HttpResponse<String>> response;
+		try {
+			response = this.httpClient.sendAsync(request, String.class);
+		}
+		catch (RuntimeException ex) {
+			response = CompletableFuture.failedFuture(ex);
+		}
+		return response.handle((answer, failure) -> {
+			if (failure != null) {
+				Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
+				throw new LeaseStoreException(verb, this.description, 0, String.valueOf(cause), cause);
+			}
+			return answer;
+		});
+	}
+
+	private LeaseRecord stored(String verb, HttpResponse<String> response) {
+		int code = response.code();
+		if (code == 200 || code == 201) {
+			Lease lease = parse(verb, response.body());
+			this.lastStored = lease;
+			return record(lease);
+		}
+		String detail = code + " " + reason(response);
+		if (code == 409) {
+			throw new LeaseConflictException(verb, this.description, detail);
+		}
+		if (code == 404 && "update".equals(verb)) {
+			throw new LeaseNotFoundException(verb, this.description, detail);
+		}
+		if (code == 404 && "create".equals(verb)) {
+			throw new LeaseStoreException(verb, this.description, code,
+					detail + " (does namespace '" + this.namespace + "' exist?)");
+		}
+		throw new LeaseStoreException(verb, this.description, code, detail);
+	}
+
+	private Lease parse(String verb, String body) {
+		Object parsed;
+		try {
+			parsed = this.serialization.unmarshal(body);
+		}
+		catch (RuntimeException ex) {
+			throw new LeaseStoreException(verb, this.description, 0, "unreadable answer: " + ex.getMessage(), ex);
+		}
+		if (!(parsed instanceof Lease lease)) {
+			String kind = (parsed != null) ? parsed.getClass().getSimpleName() : "nothing";
+			throw new LeaseStoreException(verb, this.description, 0, "the server answered with " + kind
+					+ " instead of a coordination.k8s.io/v1 Lease");
+		}
+		return lease;
+	}
+
+	private String reason(HttpResponse<String> response) {
+		String body = response.body();
+		try {
+			Object parsed = this.serialization.unmarshal(body);
+			if (parsed instanceof Status status && status.getMessage() != null) {
+				return status.getMessage();
+			}
+		}
+		catch (RuntimeException ex) {
+			// not a Status: fall back to the raw answer
+		}
+		String message = response.message();
+		return (body == null || body.isBlank()) ? String.valueOf(message)
+				: body.substring(0, Math.min(body.length(), 300));
+	}
+
+	static LeaseRecord record(Lease lease) {
+		LeaseSpec spec = (lease.getSpec() != null) ? lease.getSpec() : new LeaseSpec();
+		return new LeaseRecord(spec.getHolderIdentity(), spec.getLeaseDurationSeconds(), instant(spec.getAcquireTime()),
+				instant(spec.getRenewTime()), spec.getLeaseTransitions(), lease.getMetadata().getResourceVersion());
+	}
+
+	/** client-go's MicroTime: UTC, six fractional digits. */
+	private static ZonedDateTime microTime(Instant instant) {
+		return (instant != null) ? instant.truncatedTo(ChronoUnit.MICROS).atZone(ZoneOffset.UTC) : null;
+	}
+
+	private static Instant instant(ZonedDateTime time) {
+		return (time != null) ? time.toInstant() : null;
+	}
+
+	private static String encode(String segment) {
+		return URLEncoder.encode(segment, StandardCharsets.UTF_8);
+	}
+
+}
