@@ -161,7 +161,7 @@ final class Election {
 	private void renew(long sentAt, long sequence, boolean afterConflict) {
 		long remaining = this.leadership.gateClosesAt(this.renewDeadlineNanos) - sentAt;
 		if (remaining <= 0) {
-			lose(RevocationCause.RENEW_DEADLINE_PASSED);
+			lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
 			return;
 		}
 		LeaseRecord seen = this.lastSeen;
@@ -181,7 +181,7 @@ final class Election {
 		}
 		else if (failure instanceof LeaseNotFoundException) {
 			failed(failure);
-			lose(RevocationCause.LEASE_DELETED);
+			lose(RevocationCause.LEASE_DELETED, 0);
 		}
 		else if (failure instanceof LeaseConflictException && !afterConflict) {
 			readWhileLeading(sequence);
@@ -196,7 +196,7 @@ final class Election {
 	private void readWhileLeading(long sequence) {
 		long remaining = this.leadership.gateClosesAt(this.renewDeadlineNanos) - now();
 		if (remaining <= 0) {
-			lose(RevocationCause.RENEW_DEADLINE_PASSED);
+			lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
 			return;
 		}
 		call("get", () -> this.store.get(Duration.ofNanos(remaining)), remaining, sequence, (stored, failure) -> {
@@ -205,11 +205,11 @@ final class Election {
 				retryRenewOrLose();
 			}
 			else if (stored == null) {
-				lose(RevocationCause.LEASE_DELETED);
+				lose(RevocationCause.LEASE_DELETED, 0);
 			}
 			else if (!stored.isHeldBy(this.identity)) {
 				observe(stored, now());
-				lose(RevocationCause.LEASE_TAKEN);
+				lose(RevocationCause.LEASE_TAKEN, followerDelay());
 			}
 			else {
 				observe(stored, now());
@@ -221,7 +221,7 @@ final class Election {
 	private void retryRenewOrLose() {
 		long untilGateCloses = this.leadership.gateClosesAt(this.renewDeadlineNanos) - now();
 		if (untilGateCloses <= 0) {
-			lose(RevocationCause.RENEW_DEADLINE_PASSED);
+			lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
 		}
 		else {
 			scheduleAttempt(Math.min(this.retryPeriodNanos, untilGateCloses));
@@ -316,11 +316,12 @@ final class Election {
 
 	// ---- losing and releasing
 
-	private void lose(RevocationCause cause) {
+	/** Closes the gate and campaigns again after the delay. */
+	private void lose(RevocationCause cause, long retryDelayNanos) {
 		logger.warn("{} lost leadership of election '{}' ({}): {}", this.identity, this.settings.name(),
 				this.store.describe(), cause);
 		revoke(cause);
-		scheduleAttempt(0);
+		scheduleAttempt(retryDelayNanos);
 	}
 
 	private void revoke(RevocationCause cause) {

@@ -1,0 +1,160 @@
+package io.leaderelection.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
+
+/**
+ * One Lease kept in memory with the API server's optimistic locking: every write bumps the
+ * resourceVersion and a write against an older one fails with a conflict. Each replica talks to
+ * it through its own {@link Connection}, whose faults affect only that replica.
+ */
+final class InMemoryLeases {
+
+	private static final String LEASE = "Lease test/lease";
+
+	private LeaseRecord stored;
+
+	private long version;
+
+	private final List<String> requests = new ArrayList<>();
+
+	synchronized LeaseRecord stored() {
+		return this.stored;
+	}
+
+	/** Requests served so far, as "replica verb". */
+	synchronized List<String> requests() {
+		return List.copyOf(this.requests);
+	}
+
+	synchronized void clearRequests() {
+		this.requests.clear();
+	}
+
+	/** Another client's unconditional edit of the stored record. */
+	synchronized LeaseRecord edit(UnaryOperator<LeaseRecord> change) {
+		LeaseRecord changed = change.apply(this.stored);
+		this.stored = withVersion(changed);
+		return this.stored;
+	}
+
+	synchronized void delete() {
+		this.stored = null;
+	}
+
+	Connection connect(String replica) {
+		return new Connection(replica);
+	}
+
+	private synchronized LeaseRecord serve(String replica, String verb, LeaseRecord record) {
+		this.requests.add(replica + " " + verb);
+		switch (verb) {
+			case "get":
+				return this.stored;
+			case "create":
+				if (this.stored != null) {
+					throw new LeaseConflictException(verb, LEASE, "already exists");
+				}
+				this.stored = withVersion(record);
+				return this.stored;
+			default:
+				if (this.stored == null) {
+					throw new LeaseNotFoundException(verb, LEASE, "not found");
+				}
+				if (!this.stored.resourceVersion().equals(record.resourceVersion())) {
+					throw new LeaseConflictException(verb, LEASE, "the object has been modified");
+				}
+				this.stored = withVersion(record);
+				return this.stored;
+		}
+	}
+
+	private LeaseRecord withVersion(LeaseRecord record) {
+		return new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(), record.acquireTime(),
+				record.renewTime(), record.leaseTransitions(), String.valueOf(++this.version));
+	}
+
+	/** A replica's view of the Lease, where faults are injected. */
+	final class Connection implements LeaseStore {
+
+		private final String replica;
+
+		private volatile Fault fault = Fault.NONE;
+
+		private final List<CompletableFuture<?>> hanging = new ArrayList<>();
+
+		Connection(String replica) {
+			this.replica = replica;
+		}
+
+		/** From now on requests get no answer (they are not served either). */
+		void blackHole() {
+			this.fault = Fault.BLACK_HOLE;
+		}
+
+		/** From now on requests fail at once with a server error. */
+		void failRequests() {
+			this.fault = Fault.ERROR;
+		}
+
+		void heal() {
+			this.fault = Fault.NONE;
+		}
+
+		/** Requests that got no answer and were cancelled by the caller's timeout. */
+		synchronized long cancelledRequests() {
+			return this.hanging.stream().filter(CompletableFuture::isCancelled).count();
+		}
+
+		@Override
+		public String describe() {
+			return LEASE;
+		}
+
+		@Override
+		public CompletableFuture<LeaseRecord> get(Duration timeout) {
+			return request("get", null);
+		}
+
+		@Override
+		public CompletableFuture<LeaseRecord> create(LeaseRecord record, Duration timeout) {
+			return request("create", record);
+		}
+
+		@Override
+		public CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout) {
+			return request("update", record);
+		}
+
+		private CompletableFuture<LeaseRecord> request(String verb, LeaseRecord record) {
+			switch (this.fault) {
+				case BLACK_HOLE:
+					CompletableFuture<LeaseRecord> never = new CompletableFuture<>();
+					synchronized (this) {
+						this.hanging.add(never);
+					}
+					return never;
+				case ERROR:
+					return CompletableFuture.failedFuture(new LeaseStoreException(verb, LEASE, 500, "500 boom"));
+				default:
+					try {
+						return CompletableFuture.completedFuture(serve(this.replica, verb, record));
+					}
+					catch (LeaseStoreException ex) {
+						return CompletableFuture.failedFuture(ex);
+					}
+			}
+		}
+
+	}
+
+	private enum Fault {
+
+		NONE, BLACK_HOLE, ERROR
+
+	}
+
+}
