@@ -33,7 +33,7 @@ public class ExitOnLostLeadership implements ElectionListener {
 	}
 
 	@Override
-	public void revoked(String election, RevocationCause cause) {
+	public void revoked(String election, RevocationCause cause, long gateClosedAt) {
 		if (cause.isLost()) {
 			logger.error("Leadership of election '{}' was lost ({}); exiting as leader.election.on-lost=exit asks",
 					election, cause);

@@ -25,13 +25,13 @@ public class LeaderEventBridge implements ElectionListener {
 	}
 
 	@Override
-	public void granted(String election, long fencingToken) {
+	public void granted(String election, long fencingToken, long gateOpenedAt) {
 		LeaderElector leaderElector = this.elector.getObject();
 		this.publisher.publishOnGranted(leaderElector, new ElectionContext(leaderElector, election), election);
 	}
 
 	@Override
-	public void revoked(String election, RevocationCause cause) {
+	public void revoked(String election, RevocationCause cause, long gateClosedAt) {
 		LeaderElector leaderElector = this.elector.getObject();
 		this.publisher.publishOnRevoked(leaderElector, new ElectionContext(leaderElector, election), election);
 	}

@@ -307,10 +307,11 @@ final class Election {
 			scheduleAttempt(0);
 			return;
 		}
+		long gateOpenedAt = now();
 		this.leadership = granted;
 		logger.info("{} became leader of election '{}' ({}), fencing token {}", this.identity, this.settings.name(),
 				this.store.describe(), granted.fencingToken());
-		this.listener.granted(this.settings.name(), granted.fencingToken());
+		this.listener.granted(this.settings.name(), granted.fencingToken(), gateOpenedAt);
 		scheduleAttempt(sentAt + this.retryPeriodNanos - now);
 	}
 
@@ -325,9 +326,13 @@ final class Election {
 	}
 
 	private void revoke(RevocationCause cause) {
-		if (this.leadership != null) {
+		Leadership revoked = this.leadership;
+		if (revoked != null) {
 			this.leadership = null;
-			this.listener.revoked(this.settings.name(), cause);
+			long now = now();
+			long deadline = revoked.gateClosesAt(this.renewDeadlineNanos);
+			long gateClosedAt = (now - deadline < 0) ? now : deadline;
+			this.listener.revoked(this.settings.name(), cause, gateClosedAt);
 		}
 	}
 

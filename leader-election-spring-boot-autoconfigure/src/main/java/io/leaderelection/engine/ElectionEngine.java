@@ -103,13 +103,13 @@ public final class ElectionEngine implements LeaderElector {
 			ElectionRuntime runtime) implements ElectionListener {
 
 		@Override
-		public void granted(String election, long fencingToken) {
-			dispatch((listener) -> listener.granted(election, fencingToken));
+		public void granted(String election, long fencingToken, long gateOpenedAt) {
+			dispatch((listener) -> listener.granted(election, fencingToken, gateOpenedAt));
 		}
 
 		@Override
-		public void revoked(String election, RevocationCause cause) {
-			dispatch((listener) -> listener.revoked(election, cause));
+		public void revoked(String election, RevocationCause cause, long gateClosedAt) {
+			dispatch((listener) -> listener.revoked(election, cause, gateClosedAt));
 		}
 
 		private void dispatch(Consumer<ElectionListener> call) {

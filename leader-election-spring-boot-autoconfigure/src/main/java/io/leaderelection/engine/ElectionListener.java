@@ -6,12 +6,23 @@ package io.leaderelection.engine;
  */
 public interface ElectionListener {
 
-	/** This instance now leads the election; the fencing token is the Lease's leaseTransitions. */
-	default void granted(String election, long fencingToken) {
+	/**
+	 * This instance now leads the election.
+	 * @param election the election name
+	 * @param fencingToken the Lease's leaseTransitions after the acquiring write
+	 * @param gateOpenedAt the engine's monotonic time at which the gate opened
+	 */
+	default void granted(String election, long fencingToken, long gateOpenedAt) {
 	}
 
-	/** This instance no longer leads the election; its gate closed before this call. */
-	default void revoked(String election, RevocationCause cause) {
+	/**
+	 * This instance no longer leads the election; its gate closed before this call.
+	 * @param election the election name
+	 * @param cause why leadership ended
+	 * @param gateClosedAt the engine's monotonic time at which the gate closed: the renew deadline
+	 * if it passed first, else when leadership was revoked
+	 */
+	default void revoked(String election, RevocationCause cause, long gateClosedAt) {
 	}
 
 }

@@ -116,6 +116,7 @@ class ElectionEngineTest {
 		this.time.advanceTo(gateClosesAt);
 		assertThat(a.engine.isLeader()).isFalse();
 		assertThat(a.events).containsExactly("granted 0", "revoked RENEW_DEADLINE_PASSED");
+		assertThat(a.lastGateClosedAt).isEqualTo(gateClosesAt);
 		assertThat(a.connection.cancelledRequests()).isPositive();
 		assertThat(a.engine.status("default").lastError()).contains("update Lease test/lease", "no answer");
 	}
@@ -358,6 +359,8 @@ class ElectionEngineTest {
 
 		final List<String> events = new ArrayList<>();
 
+		long lastGateClosedAt;
+
 		Runnable onRevoked = () -> {
 		};
 
@@ -374,13 +377,14 @@ class ElectionEngineTest {
 		}
 
 		@Override
-		public void granted(String election, long fencingToken) {
+		public void granted(String election, long fencingToken, long gateOpenedAt) {
 			this.events.add("granted " + fencingToken);
 		}
 
 		@Override
-		public void revoked(String election, RevocationCause cause) {
+		public void revoked(String election, RevocationCause cause, long gateClosedAt) {
 			this.onRevoked.run();
+			this.lastGateClosedAt = gateClosedAt;
 			this.events.add("revoked " + cause);
 		}
 
