@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
-import io.leaderelection.kubernetes.KubernetesLeaseStore;
+import io.leaderelection.kubernetes.KubernetesLeaseStores;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -77,8 +77,7 @@ public class LeaderElectionAutoConfiguration {
 			LeaderElectionThreads threads, ObjectProvider<ElectionListener> listeners) {
 		List<ElectionListener> all = listeners.orderedStream().toList();
 		return new ElectionEngine(settings.identity(), settings.elections(),
-				(election) -> new KubernetesLeaseStore(kubernetesClient, election.namespace(), election.leaseName()),
-				threads.runtime(), all);
+				new KubernetesLeaseStores(kubernetesClient), threads.runtime(), all);
 	}
 
 	@Bean

@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
@@ -27,7 +26,8 @@ import io.leaderelection.engine.LeaseStoreException;
 
 /**
  * A {@code coordination.k8s.io/v1} Lease read and written through the fabric8 client's
- * asynchronous HTTP client, with a timeout on every request. The Lease looks exactly like the
+ * asynchronous HTTP client, with a timeout on every request. Created by
+ * {@link KubernetesLeaseStores}. The Lease looks exactly like the
  * ones client-go writes, so mixed fleets and {@code kubectl get lease} work.
  * <p>
  * Updates start from the last object read or written, so labels, annotations, owner
@@ -53,12 +53,12 @@ public final class KubernetesLeaseStore implements LeaseStore {
 
 	private volatile Lease lastStored;
 
-	public KubernetesLeaseStore(KubernetesClient client, String namespace, String name) {
-		this.httpClient = client.getHttpClient();
-		this.serialization = client.getKubernetesSerialization();
+	KubernetesLeaseStore(HttpClient httpClient, KubernetesSerialization serialization, String master,
+			String namespace, String name) {
+		this.httpClient = httpClient;
+		this.serialization = serialization;
 		this.namespace = namespace;
 		this.name = name;
-		String master = client.getMasterUrl().toString();
 		this.collectionUri = (master.endsWith("/") ? master : master + "/") + "apis/coordination.k8s.io/v1/namespaces/"
 				+ encode(namespace) + "/leases";
 		this.objectUri = this.collectionUri + "/" + encode(name);

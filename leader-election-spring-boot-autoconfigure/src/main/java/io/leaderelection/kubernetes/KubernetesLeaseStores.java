@@ -1,0 +1,42 @@
+package io.leaderelection.kubernetes;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.engine.LeaseStoreFactory;
+
+/**
+ * Creates the {@link KubernetesLeaseStore} of each election on one fabric8 client. All stores
+ * share one HTTP client derived from it, with the client's own retries turned off: the engine
+ * retries on its own schedule, and a request retried behind its back would outlive the renew
+ * deadline it was sent under.
+ */
+public final class KubernetesLeaseStores implements LeaseStoreFactory {
+
+	private final KubernetesClient client;
+
+	private final HttpClient httpClient;
+
+	public KubernetesLeaseStores(KubernetesClient client) {
+		this.client = client;
+		this.httpClient = client.getHttpClient()
+			.newBuilder()
+			.tag(new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
+				.withRequestRetryBackoffLimit(0)
+				.build())
+			.build();
+	}
+
+	/** The store of the Lease with the given namespace and name. */
+	public KubernetesLeaseStore forLease(String namespace, String name) {
+		return new KubernetesLeaseStore(this.httpClient, this.client.getKubernetesSerialization(),
+				this.client.getMasterUrl().toString(), namespace, name);
+	}
+
+	@Override
+	public KubernetesLeaseStore create(ElectionSettings election) {
+		return forLease(election.namespace(), election.leaseName());
+	}
+
+}
