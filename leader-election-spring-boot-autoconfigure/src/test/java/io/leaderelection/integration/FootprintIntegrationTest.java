@@ -1,0 +1,93 @@
+package io.leaderelection.integration;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.netcrusher.core.reactor.NioReactor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What the elector costs, counted at the API server and in the JVM: requests per renewal and
+ * per follower attempt, and threads per number of elections.
+ */
+class FootprintIntegrationTest {
+
+	private final CrudApiServer server = CrudApiServer.start();
+
+	private final GateHistory history = new GateHistory();
+
+	private NioReactor reactor;
+
+	private final List<Replica> replicas = new ArrayList<>();
+
+	@AfterEach
+	void stopEverything() {
+		this.replicas.forEach(Replica::close);
+		if (this.reactor != null) {
+			this.reactor.close();
+		}
+		this.server.close();
+	}
+
+	@Test
+	void aRenewalIsOnePutAndAFollowerAttemptIsOneGet() throws Exception {
+		this.reactor = new NioReactor();
+		for (String name : List.of("r1", "r2", "r3")) {
+			this.replicas.add(Replica.start(name, this.server, this.reactor, this.history, Map.of()));
+		}
+		await().atMost(Duration.ofSeconds(6)).until(() -> this.replicas.stream().filter(Replica::isLeader).count() == 1);
+		String leader = this.replicas.stream().filter(Replica::isLeader).findFirst().orElseThrow().name();
+		this.server.takeRequests();
+		Map<String, Long> counts = new HashMap<>();
+		await().atMost(Duration.ofSeconds(30)).until(() -> {
+			this.server.takeRequests()
+				.forEach((request) -> counts.merge(request.substring(0, request.indexOf(" /")), 1L, Long::sum));
+			return counts.getOrDefault(leader + " PUT", 0L) >= 40;
+		});
+		long renewals = counts.get(leader + " PUT");
+		System.out.println("requests by client and method while " + leader + " renewed " + renewals + " times: "
+				+ counts.entrySet().stream().sorted(Map.Entry.comparingByKey())
+					.map((entry) -> entry.getKey() + "=" + entry.getValue()).collect(Collectors.joining(", ")));
+		assertThat(counts).doesNotContainKey(leader + " GET");
+		for (Replica replica : this.replicas) {
+			if (!replica.name().equals(leader)) {
+				assertThat(counts).doesNotContainKey(replica.name() + " PUT");
+				long attempts = counts.getOrDefault(replica.name() + " GET", 0L);
+				// Followers try every 250-300ms, the leader renews every 250ms.
+				assertThat(attempts).isBetween(renewals * 7 / 10, renewals * 11 / 10);
+			}
+		}
+	}
+
+	@Test
+	void aHundredElectionsRunOnTheSameThreeThreadsAsOne() throws Exception {
+		this.reactor = new NioReactor();
+		Map<String, Object> properties = new HashMap<>();
+		for (int i = 1; i <= 100; i++) {
+			properties.put("leader.election.elections.e" + i + ".retry-period", "250ms");
+		}
+		Replica replica = Replica.start("solo", this.server, this.reactor, this.history, properties);
+		this.replicas.add(replica);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> replica.elector().statuses().values().stream().allMatch((status) -> status.leader()));
+		List<String> electorThreads = Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.map(Thread::getName)
+			.filter((name) -> name.startsWith("leader-election"))
+			.sorted()
+			.toList();
+		System.out.println("101 elections led by one replica; elector threads: " + electorThreads);
+		assertThat(replica.elector().statuses()).hasSize(101);
+		assertThat(electorThreads).hasSizeLessThanOrEqualTo(3);
+	}
+
+}
