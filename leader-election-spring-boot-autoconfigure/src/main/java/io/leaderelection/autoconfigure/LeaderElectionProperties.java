@@ -32,7 +32,7 @@ public class LeaderElectionProperties {
 
 	/**
 	 * Candidate identity written as the Lease's holderIdentity. Defaults to $POD_NAME, else
-	 * $HOSTNAME, plus '_' and a random suffix.
+	 * $HOSTNAME, else the host name, plus '_' and a random suffix.
 	 */
 	private String identity;
 

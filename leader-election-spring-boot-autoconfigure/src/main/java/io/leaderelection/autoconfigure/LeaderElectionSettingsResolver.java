@@ -1,6 +1,8 @@
 package io.leaderelection.autoconfigure;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -149,6 +151,9 @@ public final class LeaderElectionSettingsResolver {
 			if (!hasText(base)) {
 				base = this.environment.apply("HOSTNAME");
 			}
+			if (!hasText(base)) {
+				base = localHostName();
+			}
 			String suffix = UUID.randomUUID().toString().substring(0, 8);
 			return (hasText(base) ? base.trim() : "candidate") + "_" + suffix;
 		}
@@ -158,6 +163,15 @@ public final class LeaderElectionSettingsResolver {
 					"must be 1 to " + MAX_IDENTITY_LENGTH + " characters without spaces or control characters");
 		}
 		return identity;
+	}
+
+	private static String localHostName() {
+		try {
+			return InetAddress.getLocalHost().getHostName();
+		}
+		catch (UnknownHostException ex) {
+			return null;
+		}
 	}
 
 	private static Duration inherit(Duration value, Duration fallback) {
