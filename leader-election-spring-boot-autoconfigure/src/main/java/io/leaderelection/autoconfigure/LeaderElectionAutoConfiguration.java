@@ -1,5 +1,6 @@
 package io.leaderelection.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -31,6 +32,9 @@ import org.springframework.integration.leader.event.LeaderEventPublisher;
 @ConditionalOnProperty(prefix = LeaderElectionProperties.PREFIX, name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LeaderElectionProperties.class)
 public class LeaderElectionAutoConfiguration {
+
+	/** Spring Boot's default for spring.lifecycle.timeout-per-shutdown-phase. */
+	private static final Duration DEFAULT_SHUTDOWN_PHASE = Duration.ofSeconds(30);
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -82,8 +86,12 @@ public class LeaderElectionAutoConfiguration {
 
 	@Bean
 	@ConditionalOnBean(ElectionEngine.class)
-	LeaderElectionLifecycle leaderElectionLifecycle(ElectionEngine leaderElector, LeaderElectionSettings settings) {
-		return new LeaderElectionLifecycle(leaderElector, settings.releaseOnShutdown());
+	LeaderElectionLifecycle leaderElectionLifecycle(ElectionEngine leaderElector, LeaderElectionSettings settings,
+			ObjectProvider<LeaderWorkDrain> drains, Environment environment) {
+		Duration shutdownPhase = environment.getProperty("spring.lifecycle.timeout-per-shutdown-phase", Duration.class,
+				DEFAULT_SHUTDOWN_PHASE);
+		return new LeaderElectionLifecycle(leaderElector, settings.releaseOnShutdown(),
+				drains.orderedStream().toList(), settings.drainTimeout(shutdownPhase));
 	}
 
 }

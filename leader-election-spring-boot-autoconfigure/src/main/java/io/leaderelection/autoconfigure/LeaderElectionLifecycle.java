@@ -1,12 +1,17 @@
 package io.leaderelection.autoconfigure;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
 import io.leaderelection.engine.ElectionEngine;
 
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Starts campaigning once the web server and actuator are up and, on shutdown, stops
- * campaigning and releases held Leases before the web server drains.
+ * Starts campaigning once the web server and actuator are up. On shutdown, before the web
+ * server drains: refuses new leader work, waits for the work under way (bounded), then stops
+ * campaigning and releases the held Leases.
  */
 public class LeaderElectionLifecycle implements SmartLifecycle {
 
@@ -20,11 +25,22 @@ public class LeaderElectionLifecycle implements SmartLifecycle {
 
 	private final boolean releaseOnShutdown;
 
+	private final List<LeaderWorkDrain> drains;
+
+	private final Duration drainTimeout;
+
 	private volatile boolean running;
 
-	public LeaderElectionLifecycle(ElectionEngine engine, boolean releaseOnShutdown) {
+	/**
+	 * @param drainTimeout how long shutdown waits for leader work before releasing anyway; keep
+	 * it below Spring's {@code spring.lifecycle.timeout-per-shutdown-phase} so the release fits
+	 */
+	public LeaderElectionLifecycle(ElectionEngine engine, boolean releaseOnShutdown, List<LeaderWorkDrain> drains,
+			Duration drainTimeout) {
 		this.engine = engine;
 		this.releaseOnShutdown = releaseOnShutdown;
+		this.drains = List.copyOf(drains);
+		this.drainTimeout = drainTimeout;
 	}
 
 	@Override
@@ -35,16 +51,22 @@ public class LeaderElectionLifecycle implements SmartLifecycle {
 
 	@Override
 	public void stop() {
-		this.engine.stop(this.releaseOnShutdown).join();
-		this.running = false;
+		stopping().join();
 	}
 
 	@Override
 	public void stop(Runnable callback) {
-		this.engine.stop(this.releaseOnShutdown).whenComplete((ignored, failure) -> {
-			this.running = false;
-			callback.run();
-		});
+		stopping().whenComplete((ignored, failure) -> callback.run());
+	}
+
+	private CompletableFuture<Void> stopping() {
+		CompletableFuture<?>[] drained = this.drains.stream()
+			.map((drain) -> drain.drain(this.drainTimeout))
+			.toArray(CompletableFuture[]::new);
+		return CompletableFuture.allOf(drained)
+			.handle((ignored, failure) -> null)
+			.thenCompose((ignored) -> this.engine.stop(this.releaseOnShutdown))
+			.whenComplete((ignored, failure) -> this.running = false);
 	}
 
 	@Override

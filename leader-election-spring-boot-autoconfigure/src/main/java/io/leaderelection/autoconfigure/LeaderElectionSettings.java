@@ -1,5 +1,6 @@
 package io.leaderelection.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.leaderelection.engine.ElectionSettings;
@@ -17,6 +18,20 @@ public record LeaderElectionSettings(String identity, List<ElectionSettings> ele
 
 	public LeaderElectionSettings {
 		elections = List.copyOf(elections);
+	}
+
+	/**
+	 * How long shutdown waits for leader work within Spring's shutdown phase timeout: the
+	 * phase less the longest renew deadline, which bounds a release write, but at least half of it.
+	 */
+	public Duration drainTimeout(Duration shutdownPhase) {
+		Duration longestRelease = this.elections.stream()
+			.map(ElectionSettings::renewDeadline)
+			.max(Duration::compareTo)
+			.orElse(Duration.ZERO);
+		Duration drainTimeout = shutdownPhase.minus(longestRelease);
+		Duration half = shutdownPhase.dividedBy(2);
+		return (drainTimeout.compareTo(half) < 0) ? half : drainTimeout;
 	}
 
 	/** The configured election names, the default election first. */

@@ -191,13 +191,15 @@ public final class LeaderElectionSettingsResolver {
 			positive(prefix + ".retry-period", retryPeriod);
 			if (renewDeadline.compareTo(leaseDuration) >= 0) {
 				throw new InvalidLeaderElectionPropertyException(prefix + ".renew-deadline", renewDeadline,
-						"must be shorter than the lease duration (" + leaseDuration + "), or two replicas could "
-								+ "lead at once");
+						"must be shorter than the lease duration ("
+								+ InvalidLeaderElectionPropertyException.format(leaseDuration)
+								+ "), or two replicas could lead at once");
 			}
 			if (retryPeriod.compareTo(renewDeadline) >= 0) {
 				throw new InvalidLeaderElectionPropertyException(prefix + ".retry-period", retryPeriod,
-						"must be shorter than the renew deadline (" + renewDeadline + "), or the leader cannot renew "
-								+ "in time");
+						"must be shorter than the renew deadline ("
+								+ InvalidLeaderElectionPropertyException.format(renewDeadline)
+								+ "), or the leader cannot renew in time");
 			}
 			return new Timings(leaseDuration, renewDeadline, retryPeriod);
 		}

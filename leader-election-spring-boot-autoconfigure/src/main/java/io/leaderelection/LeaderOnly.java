@@ -1,0 +1,45 @@
+package io.leaderelection;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks work that must run on the leader of an election only.
+ * <p>
+ * On a method, or on a type (every public method): on a replica that does not lead, the body
+ * does not run; {@code void} returns, {@code Optional} is empty, {@code CompletableFuture} and
+ * {@code CompletionStage} complete with {@code null}, primitives are {@code false} or zero and
+ * other types {@code null} — or {@link NotLeaderException} is thrown when
+ * {@link #throwIfNotLeader()} asks for it. The check is the elector's time-bounded gate, read
+ * when the call is made.
+ * <p>
+ * On a {@code Lifecycle} or {@code SmartLifecycle} bean type: the bean is not started with the
+ * context; it is started when this replica becomes leader and stopped when it stops being
+ * leader and before the Lease is released on shutdown. This is how to gate message listener
+ * containers and pollers: skipping a listener method instead would acknowledge and drop the
+ * messages it receives on a follower.
+ * <p>
+ * Calls from a bean to its own methods ({@code this.method()}) do not pass through the proxy
+ * and are not gated, as with {@code @Transactional}.
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface LeaderOnly {
+
+	/** The election whose leader runs the work; {@code default} when not set. */
+	String value() default LeaderElector.DEFAULT_ELECTION;
+
+	/** Whether a call on a replica that does not lead throws {@link NotLeaderException}. */
+	boolean throwIfNotLeader() default false;
+
+	/**
+	 * Whether a call still running when leadership is lost has its thread interrupted. Off by
+	 * default: interrupting code that does not expect it can leave work half done.
+	 */
+	boolean interruptOnRevoke() default false;
+
+}

@@ -1,0 +1,85 @@
+package io.leaderelection.autoconfigure.leaderonly;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.leaderelection.LeaderOnly;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.context.Lifecycle;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Finds the {@link LeaderOnly} that applies to a method call: on the method (or the interface
+ * method it implements), else on its class for every public method. A {@code Lifecycle} class
+ * annotated at type level is gated as a whole instead: its start and auto-startup.
+ */
+class LeaderOnlyAttributeSource {
+
+	private static final Optional<LeaderOnly> NONE = Optional.empty();
+
+	private final Map<MethodClassKey, Optional<LeaderOnly>> cache = new ConcurrentHashMap<>();
+
+	/** The annotation gating calls of the method on the class, or {@code null}. */
+	LeaderOnly find(Method method, Class<?> targetClass) {
+		return this.cache.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> lookUp(method, targetClass))
+			.orElse(null);
+	}
+
+	/** The type-level annotation of a Lifecycle class, which gates its start; {@code null} when none. */
+	LeaderOnly lifecycleGate(Class<?> targetClass) {
+		if (targetClass == null || !Lifecycle.class.isAssignableFrom(targetClass)) {
+			return null;
+		}
+		return AnnotatedElementUtils.findMergedAnnotation(targetClass, LeaderOnly.class);
+	}
+
+	/** Whether the call is {@code isAutoStartup()} or {@code start()} of a gated Lifecycle class. */
+	boolean isLifecycleStart(Method method, Class<?> targetClass) {
+		return method.getParameterCount() == 0
+				&& ("start".equals(method.getName()) || "isAutoStartup".equals(method.getName()))
+				&& lifecycleGate(targetClass) != null;
+	}
+
+	/** Every election named by annotations on the class and its methods. */
+	Set<String> electionsNamedBy(Class<?> targetClass) {
+		Set<String> elections = new LinkedHashSet<>();
+		LeaderOnly onType = AnnotatedElementUtils.findMergedAnnotation(targetClass, LeaderOnly.class);
+		if (onType != null) {
+			elections.add(onType.value());
+		}
+		ReflectionUtils.doWithMethods(targetClass, (method) -> {
+			LeaderOnly onMethod = AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
+			if (onMethod != null) {
+				elections.add(onMethod.value());
+			}
+		});
+		return elections;
+	}
+
+	private Optional<LeaderOnly> lookUp(Method method, Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		LeaderOnly onMethod = AnnotatedElementUtils.findMergedAnnotation(specific, LeaderOnly.class);
+		if (onMethod == null && specific != method) {
+			onMethod = AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
+		}
+		if (onMethod != null) {
+			return Optional.of(onMethod);
+		}
+		Class<?> type = (targetClass != null) ? targetClass : method.getDeclaringClass();
+		if (Lifecycle.class.isAssignableFrom(type) || !Modifier.isPublic(method.getModifiers())
+				|| method.getDeclaringClass() == Object.class || !ClassUtils.isUserLevelMethod(method)) {
+			return NONE;
+		}
+		return Optional.ofNullable(AnnotatedElementUtils.findMergedAnnotation(type, LeaderOnly.class));
+	}
+
+}

@@ -1,0 +1,130 @@
+package io.leaderelection.autoconfigure.leaderonly;
+
+import java.lang.reflect.Method;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+
+import io.leaderelection.LeaderElector;
+import io.leaderelection.LeaderOnly;
+import io.leaderelection.NotLeaderException;
+import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Runs a {@code @LeaderOnly} call only while this replica leads its election, reading the
+ * elector's time-bounded gate at call time, and keeps a gated lifecycle bean from starting
+ * unless it leads.
+ */
+class LeaderOnlyInterceptor implements MethodInterceptor {
+
+	private final LeaderOnlyAttributeSource attributes;
+
+	private final ObjectProvider<LeaderElector> elector;
+
+	private final ObjectProvider<LeaderOnlyRegistry> registry;
+
+	private final ObjectProvider<LeaderOnlyInvocations> invocations;
+
+	LeaderOnlyInterceptor(LeaderOnlyAttributeSource attributes, ObjectProvider<LeaderElector> elector,
+			ObjectProvider<LeaderOnlyRegistry> registry, ObjectProvider<LeaderOnlyInvocations> invocations) {
+		this.attributes = attributes;
+		this.elector = elector;
+		this.registry = registry;
+		this.invocations = invocations;
+	}
+
+	@Override
+	public Object invoke(MethodInvocation invocation) throws Throwable {
+		Method method = invocation.getMethod();
+		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis()) : null;
+		if (this.attributes.isLifecycleStart(method, targetClass)) {
+			return lifecycleStart(invocation, this.attributes.lifecycleGate(targetClass));
+		}
+		LeaderOnly leaderOnly = this.attributes.find(method, targetClass);
+		if (leaderOnly == null) {
+			return invocation.proceed();
+		}
+		String election = leaderOnly.value();
+		LeaderOnlyRegistry registry = this.registry.getObject();
+		LeaderOnlyInvocations invocations = this.invocations.getObject();
+		LeaderOnlyRegistry.Call call = registry.enter(election, leaderOnly.interruptOnRevoke());
+		if (call == null) {
+			invocations.record(election, Outcome.REFUSED);
+			return notLeader(leaderOnly, method);
+		}
+		try {
+			// Checked once the call is registered, so that a revocation after this point finds it.
+			if (!this.elector.getObject().isLeader(election)) {
+				invocations.record(election, Outcome.SKIPPED);
+				return notLeader(leaderOnly, method);
+			}
+			invocations.record(election, Outcome.EXECUTED);
+			return invocation.proceed();
+		}
+		finally {
+			registry.exit(call);
+		}
+	}
+
+	/** {@code isAutoStartup()} is false; {@code start()} runs only on the leader. */
+	private Object lifecycleStart(MethodInvocation invocation, LeaderOnly gate) throws Throwable {
+		if ("isAutoStartup".equals(invocation.getMethod().getName())) {
+			return false;
+		}
+		if (this.registry.getObject().isDraining() || !this.elector.getObject().isLeader(gate.value())) {
+			return null;
+		}
+		return invocation.proceed();
+	}
+
+	private Object notLeader(LeaderOnly leaderOnly, Method method) {
+		if (leaderOnly.throwIfNotLeader()) {
+			String election = leaderOnly.value();
+			throw new NotLeaderException(election, this.elector.getObject().status(election).holderIdentity());
+		}
+		return emptyResult(method.getReturnType());
+	}
+
+	private static Object emptyResult(Class<?> returnType) {
+		if (returnType == Optional.class) {
+			return Optional.empty();
+		}
+		if (returnType == CompletableFuture.class || returnType == CompletionStage.class
+				|| returnType == Future.class) {
+			return CompletableFuture.completedFuture(null);
+		}
+		if (returnType.isPrimitive() && returnType != void.class) {
+			return (returnType == boolean.class) ? Boolean.FALSE
+					: (returnType == char.class) ? Character.valueOf('\0') : defaultNumber(returnType);
+		}
+		return null;
+	}
+
+	private static Object defaultNumber(Class<?> primitive) {
+		Class<?> wrapper = ClassUtils.resolvePrimitiveIfNecessary(primitive);
+		if (wrapper == Integer.class) {
+			return 0;
+		}
+		if (wrapper == Long.class) {
+			return 0L;
+		}
+		if (wrapper == Double.class) {
+			return 0d;
+		}
+		if (wrapper == Float.class) {
+			return 0f;
+		}
+		if (wrapper == Short.class) {
+			return (short) 0;
+		}
+		return (byte) 0;
+	}
+
+}

@@ -1,0 +1,23 @@
+package io.leaderelection.autoconfigure.leaderonly;
+
+import java.lang.reflect.Method;
+
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+
+/**
+ * Matches the calls {@link LeaderOnlyInterceptor} gates.
+ */
+class LeaderOnlyPointcut extends StaticMethodMatcherPointcut {
+
+	private final LeaderOnlyAttributeSource attributes;
+
+	LeaderOnlyPointcut(LeaderOnlyAttributeSource attributes) {
+		this.attributes = attributes;
+	}
+
+	@Override
+	public boolean matches(Method method, Class<?> targetClass) {
+		return this.attributes.isLifecycleStart(method, targetClass) || this.attributes.find(method, targetClass) != null;
+	}
+
+}

@@ -1,0 +1,179 @@
+package io.leaderelection.autoconfigure.leaderonly;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import io.leaderelection.autoconfigure.LeaderWorkDrain;
+import io.leaderelection.engine.ElectionListener;
+import io.leaderelection.engine.RevocationCause;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.Lifecycle;
+import org.springframework.context.Phased;
+
+/**
+ * The leader work of every election: the {@code @LeaderOnly} calls running now and the gated
+ * lifecycle beans. Starts and stops those beans as leadership comes and goes, tells running
+ * calls when it is revoked, and drains everything before the Leases are released on shutdown.
+ */
+public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaderOnlyRegistry.class);
+
+	private final LeaderOnlyInvocations invocations;
+
+	private final Map<String, Set<Call>> running = new ConcurrentHashMap<>();
+
+	private final Map<String, List<GatedLifecycle>> lifecycles = new ConcurrentHashMap<>();
+
+	private final CompletableFuture<Void> idle = new CompletableFuture<>();
+
+	private volatile boolean draining;
+
+	public LeaderOnlyRegistry(LeaderOnlyInvocations invocations) {
+		this.invocations = invocations;
+	}
+
+	/**
+	 * Registers a call about to run; {@code null} when leader work is being drained, in which
+	 * case the call must not run.
+	 */
+	Call enter(String election, boolean interruptOnRevoke) {
+		Set<Call> calls = this.running.computeIfAbsent(election, (name) -> new HashSet<>());
+		synchronized (calls) {
+			if (this.draining) {
+				return null;
+			}
+			Call call = new Call(election, Thread.currentThread(), interruptOnRevoke);
+			calls.add(call);
+			return call;
+		}
+	}
+
+	void exit(Call call) {
+		Set<Call> calls = this.running.get(call.election);
+		synchronized (calls) {
+			calls.remove(call);
+			if (call.interrupted) {
+				// Our interrupt must not leak into whatever the pooled thread runs next.
+				Thread.interrupted();
+			}
+		}
+		if (this.draining && nothingRunning()) {
+			this.idle.complete(null);
+		}
+	}
+
+	boolean isDraining() {
+		return this.draining;
+	}
+
+	/** Registers a lifecycle bean to start on grant and stop on revoke of the election. */
+	void register(String election, Lifecycle bean, String beanName) {
+		this.lifecycles.computeIfAbsent(election, (name) -> new CopyOnWriteArrayList<>())
+			.add(new GatedLifecycle(bean, beanName));
+	}
+
+	@Override
+	public void granted(String election, long fencingToken, long gateOpenedAt) {
+		List<GatedLifecycle> beans = new ArrayList<>(this.lifecycles.getOrDefault(election, List.of()));
+		beans.sort(Comparator.comparingInt(GatedLifecycle::phase));
+		for (GatedLifecycle bean : beans) {
+			if (!this.draining) {
+				logger.info("Starting leader-only bean '{}' of election '{}'", bean.name, election);
+				bean.lifecycle.start();
+			}
+		}
+	}
+
+	@Override
+	public void revoked(String election, RevocationCause cause, long gateClosedAt) {
+		stopLifecycles(election);
+		Set<Call> calls = this.running.getOrDefault(election, Set.of());
+		int runningNow;
+		synchronized (calls) {
+			runningNow = calls.size();
+			for (Call call : calls) {
+				if (call.interruptOnRevoke) {
+					call.interrupted = true;
+					call.thread.interrupt();
+				}
+			}
+		}
+		if (runningNow > 0) {
+			this.invocations.recordRunningAtRevoke(election, runningNow);
+			logger.warn("Leadership of election '{}' ended ({}) while {} leader-only call(s) were running", election,
+					cause, runningNow);
+		}
+	}
+
+	@Override
+	public CompletableFuture<Void> drain(Duration timeout) {
+		this.draining = true;
+		this.lifecycles.keySet().forEach(this::stopLifecycles);
+		if (nothingRunning()) {
+			this.idle.complete(null);
+		}
+		return this.idle.copy().completeOnTimeout(null, timeout.toMillis(), TimeUnit.MILLISECONDS);
+	}
+
+	private void stopLifecycles(String election) {
+		List<GatedLifecycle> beans = new ArrayList<>(this.lifecycles.getOrDefault(election, List.of()));
+		beans.sort(Comparator.comparingInt(GatedLifecycle::phase).reversed());
+		for (GatedLifecycle bean : beans) {
+			if (bean.lifecycle.isRunning()) {
+				logger.info("Stopping leader-only bean '{}' of election '{}'", bean.name, election);
+				bean.lifecycle.stop();
+			}
+		}
+	}
+
+	private boolean nothingRunning() {
+		for (Set<Call> calls : this.running.values()) {
+			synchronized (calls) {
+				if (!calls.isEmpty()) {
+					return false;
+				}
+			}
+		}
+		return true;
+	}
+
+	/** A {@code @LeaderOnly} call under way. */
+	static final class Call {
+
+		private final String election;
+
+		private final Thread thread;
+
+		private final boolean interruptOnRevoke;
+
+		private boolean interrupted;
+
+		Call(String election, Thread thread, boolean interruptOnRevoke) {
+			this.election = election;
+			this.thread = thread;
+			this.interruptOnRevoke = interruptOnRevoke;
+		}
+
+	}
+
+	private record GatedLifecycle(Lifecycle lifecycle, String name) {
+
+		int phase() {
+			return (this.lifecycle instanceof Phased phased) ? phased.getPhase() : 0;
+		}
+
+	}
+
+}
