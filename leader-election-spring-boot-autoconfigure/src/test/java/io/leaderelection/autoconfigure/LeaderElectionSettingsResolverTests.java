@@ -344,7 +344,7 @@ class LeaderElectionSettingsResolverTests {
 		InvalidLeaderElectionPropertyException ex = invalid();
 		assertThat(ex.getProperty()).isEqualTo("leader.election.lease-name");
 		assertThat(ex.getValue()).isEqualTo(leaseName);
-		assertThat(ex.getReason()).contains("DNS-1123 subdomain");
+		assertThat(ex.getReason()).contains("DNS-1123 subdomain").doesNotContain("spring.application.name");
 	}
 
 	@Test
@@ -463,6 +463,17 @@ class LeaderElectionSettingsResolverTests {
 		InvalidLeaderElectionPropertyException ex = invalid();
 		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.lease-name");
 		assertThat(ex.getValue()).isEqualTo("Billing_Lock");
+		assertThat(ex.getReason()).doesNotContain("spring.application.name");
+	}
+
+	@Test
+	void applicationNameThatMakesAnInvalidElectionLeaseNameIsRejected() {
+		this.properties.setLeaseName("my-app-leader");
+		this.properties.getElections().put("billing", election());
+		InvalidLeaderElectionPropertyException ex = invalid("MyApp");
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.lease-name");
+		assertThat(ex.getValue()).isEqualTo("MyApp-billing-leader");
+		assertThat(ex.getReason()).contains("spring.application.name");
 	}
 
 	@Test
