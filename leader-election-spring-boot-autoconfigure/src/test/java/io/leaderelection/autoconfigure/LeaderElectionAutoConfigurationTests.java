@@ -137,10 +137,18 @@ class LeaderElectionAutoConfigurationTests {
 				assertThat(granted.getSource()).isSameAs(engine);
 				assertThat(granted.getContext().getRole()).isEqualTo("default");
 				assertThat(granted.getContext().isLeader()).isTrue();
-				context.close();
+				granted.getContext().yield();
+				assertThat(granted.getContext().isLeader()).isFalse();
+				assertThat(engine.isLeader()).isFalse();
+				await().atMost(LEADERSHIP_TIMEOUT).until(() -> listener.events.size() > 1);
 				assertThat(listener.events).hasSize(2);
 				assertThat(listener.events.get(1)).isInstanceOf(OnRevokedEvent.class);
 				assertThat(listener.events.get(1).getRole()).isEqualTo("default");
+				// stepping down releases the Lease, asynchronously
+				await().atMost(LEADERSHIP_TIMEOUT)
+					.untilAsserted(() -> assertThat(
+							server.lease(defaultNamespace(), "campaign-leader").getSpec().getHolderIdentity())
+						.isNullOrEmpty());
 			});
 	}
 
