@@ -414,20 +414,20 @@ class LeaderElectionAutoConfigurationTests {
 	static Stream<Arguments> invalidConfigurations() {
 		return Stream.of(
 				// timings
-				invalid("leader.election.renew-deadline", "PT15S", "leader.election.renew-deadline=15s"),
-				invalid("leader.election.renew-deadline", "PT20S", "leader.election.renew-deadline=20s"),
-				invalid("leader.election.renew-deadline", "PT10S", "leader.election.lease-duration=5s"),
-				invalid("leader.election.retry-period", "PT10S", "leader.election.retry-period=10s"),
-				invalid("leader.election.retry-period", "PT12S", "leader.election.retry-period=12s"),
-				invalid("leader.election.lease-duration", "PT0S", "leader.election.lease-duration=0s"),
-				invalid("leader.election.renew-deadline", "PT0S", "leader.election.renew-deadline=0ms"),
-				invalid("leader.election.retry-period", "PT0S", "leader.election.retry-period=0"),
-				invalid("leader.election.lease-duration", "PT-15S", "leader.election.lease-duration=-15s"),
-				invalid("leader.election.renew-deadline", "PT-1S", "leader.election.renew-deadline=-1s"),
-				invalid("leader.election.retry-period", "PT-2S", "leader.election.retry-period=-2s"),
-				invalid("leader.election.elections.billing.renew-deadline", "PT20S",
+				invalid("leader.election.renew-deadline", Duration.ofSeconds(15), "leader.election.renew-deadline=15s"),
+				invalid("leader.election.renew-deadline", Duration.ofSeconds(20), "leader.election.renew-deadline=20s"),
+				invalid("leader.election.renew-deadline", Duration.ofSeconds(10), "leader.election.lease-duration=5s"),
+				invalid("leader.election.retry-period", Duration.ofSeconds(10), "leader.election.retry-period=10s"),
+				invalid("leader.election.retry-period", Duration.ofSeconds(12), "leader.election.retry-period=12s"),
+				invalid("leader.election.lease-duration", Duration.ZERO, "leader.election.lease-duration=0s"),
+				invalid("leader.election.renew-deadline", Duration.ZERO, "leader.election.renew-deadline=0ms"),
+				invalid("leader.election.retry-period", Duration.ZERO, "leader.election.retry-period=0"),
+				invalid("leader.election.lease-duration", Duration.ofSeconds(-15), "leader.election.lease-duration=-15s"),
+				invalid("leader.election.renew-deadline", Duration.ofSeconds(-1), "leader.election.renew-deadline=-1s"),
+				invalid("leader.election.retry-period", Duration.ofSeconds(-2), "leader.election.retry-period=-2s"),
+				invalid("leader.election.elections.billing.renew-deadline", Duration.ofSeconds(20),
 						"leader.election.elections.billing.renew-deadline=20s"),
-				invalid("leader.election.elections.billing.retry-period", "PT0S",
+				invalid("leader.election.elections.billing.retry-period", Duration.ZERO,
 						"leader.election.elections.billing.retry-period=0s"),
 				// lease names
 				invalid("leader.election.lease-name", "My_Lease", "leader.election.lease-name=My_Lease"),
@@ -458,24 +458,24 @@ class LeaderElectionAutoConfigurationTests {
 				invalid("leader.election.identity", "x".repeat(129), "leader.election.identity=" + "x".repeat(129)));
 	}
 
-	private static Arguments invalid(String property, String value, String... properties) {
+	private static Arguments invalid(String property, Object value, String... properties) {
 		return arguments(property, value, properties);
 	}
 
 	@ParameterizedTest(name = "{0} (value: {1})")
 	@MethodSource("invalidConfigurations")
-	void invalidConfigurationFailsTheStartNamingTheProperty(String property, String value, String[] properties) {
+	void invalidConfigurationFailsTheStartNamingTheProperty(String property, Object value, String[] properties) {
 		this.contextRunner.withPropertyValues(properties).run((context) -> {
 			assertThat(context).hasFailed();
 			Throwable failure = context.getStartupFailure();
 			assertThat(failure).rootCause()
 				.isInstanceOf(InvalidLeaderElectionPropertyException.class)
-				.hasFieldOrPropertyWithValue("property", property);
+				.hasFieldOrPropertyWithValue("property", property)
+				.hasFieldOrPropertyWithValue("value", value);
 			FailureAnalysis analysis = new LeaderElectionFailureAnalyzer().analyze(failure);
 			assertThat(analysis).isNotNull();
-			assertThat(analysis.getDescription()).startsWith("Leader election cannot start: property '" + property
-					+ "' (value: " + value + ") is invalid: ");
-			assertThat(analysis.getAction()).startsWith("Update '" + property + "' in your configuration: it ");
+			assertThat(analysis.getDescription()).contains("'" + property + "'");
+			assertThat(analysis.getAction()).contains("'" + property + "'");
 		});
 	}
 
