@@ -64,7 +64,7 @@ public final class LeaderElectionSettingsResolver {
 		List<ElectionSettings> elections = new ArrayList<>();
 		String defaultLease = hasText(properties.getLeaseName()) ? properties.getLeaseName() : baseName + "-leader";
 		elections.add(election(LeaderElector.DEFAULT_ELECTION, namespace, prefix + ".lease-name", defaultLease,
-				defaults));
+				!hasText(properties.getLeaseName()), defaults));
 		Map<String, String> electionByLease = new HashMap<>();
 		electionByLease.put(defaultLease, LeaderElector.DEFAULT_ELECTION);
 		properties.getElections().forEach((name, election) -> {
@@ -80,19 +80,20 @@ public final class LeaderElectionSettingsResolver {
 				throw new InvalidLeaderElectionPropertyException(electionPrefix + ".lease-name", leaseName,
 						"must differ from the Lease of election '" + other + "'; two elections cannot share a Lease");
 			}
-			elections.add(election(name, namespace, electionPrefix + ".lease-name", leaseName, timings));
+			elections.add(election(name, namespace, electionPrefix + ".lease-name", leaseName,
+					!hasText(election.getLeaseName()), timings));
 		});
 		return new LeaderElectionSettings(identity, elections, properties.isReleaseOnShutdown(),
 				properties.getOnLost());
 	}
 
 	private ElectionSettings election(String name, String namespace, String leaseNameProperty, String leaseName,
-			Timings timings) {
+			boolean derived, Timings timings) {
 		if (leaseName.length() > 253 || !DNS_1123_SUBDOMAIN.matcher(leaseName).matches()) {
 			throw new InvalidLeaderElectionPropertyException(leaseNameProperty, leaseName,
 					"must be a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', starting and ending "
 							+ "with a letter or digit, at most 253 characters)"
-							+ (leaseNameProperty.endsWith("lease-name") ? "; when unset it is derived from "
+							+ (derived ? "; when unset it is derived from "
 									+ "spring.application.name" : ""));
 		}
 		return new ElectionSettings(name, namespace, leaseName, timings.leaseDuration, timings.renewDeadline,

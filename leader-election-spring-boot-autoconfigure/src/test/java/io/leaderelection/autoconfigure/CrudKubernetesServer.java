@@ -1,0 +1,63 @@
+package io.leaderelection.autoconfigure;
+
+import java.net.InetAddress;
+import java.util.HashMap;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+
+/**
+ * fabric8's Kubernetes mock server in CRUD mode on the loopback address: it stores Leases,
+ * bumps resourceVersion and answers stale updates with 409, like an API server.
+ */
+final class CrudKubernetesServer implements AutoCloseable {
+
+	private final KubernetesMockServer server;
+
+	/** A client for the test's own reads; never handed to an application context. */
+	private final KubernetesClient client;
+
+	private CrudKubernetesServer() {
+		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+				new KubernetesCrudDispatcher(), false);
+		this.server.init(InetAddress.getLoopbackAddress(), 0);
+		this.client = this.server.createClient();
+	}
+
+	static CrudKubernetesServer start() {
+		return new CrudKubernetesServer();
+	}
+
+	/**
+	 * A new client on this server, for one application context: a context closes the
+	 * {@code KubernetesClient} bean it was given, so clients are not shared between contexts.
+	 */
+	KubernetesClient newClient() {
+		return this.server.createClient();
+	}
+
+	/** The URL of the server, for fabric8's {@code kubernetes.master} system property. */
+	String url() {
+		return this.server.url("/");
+	}
+
+	/** The namespace of the clients this server creates. */
+	String clientNamespace() {
+		return this.client.getNamespace();
+	}
+
+	Lease lease(String namespace, String name) {
+		return this.client.leases().inNamespace(namespace).withName(name).get();
+	}
+
+	@Override
+	public void close() {
+		this.client.close();
+		this.server.destroy();
+	}
+
+}

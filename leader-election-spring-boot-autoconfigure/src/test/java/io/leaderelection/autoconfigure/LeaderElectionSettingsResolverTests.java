@@ -1,0 +1,521 @@
+package io.leaderelection.autoconfigure;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import io.leaderelection.autoconfigure.LeaderElectionProperties.OnLost;
+import io.leaderelection.engine.ElectionSettings;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * Tests for {@link LeaderElectionSettingsResolver}, with a fake environment and a temporary
+ * service-account namespace file.
+ */
+class LeaderElectionSettingsResolverTests {
+
+	private static final String SUFFIX = "_[0-9a-f]{8}";
+
+	@TempDir
+	Path temp;
+
+	private final Map<String, String> environment = new HashMap<>();
+
+	private Path serviceAccountNamespace;
+
+	private LeaderElectionProperties properties;
+
+	@BeforeEach
+	void setUp() {
+		this.serviceAccountNamespace = this.temp.resolve("serviceaccount").resolve("namespace");
+		this.properties = new LeaderElectionProperties();
+	}
+
+	private LeaderElectionSettings resolve(String applicationName, String clientNamespace) {
+		return new LeaderElectionSettingsResolver(this.environment::get, this.serviceAccountNamespace)
+			.resolve(this.properties, applicationName, clientNamespace);
+	}
+
+	private LeaderElectionSettings resolve() {
+		return resolve("orders", "client-ns");
+	}
+
+	private void writeServiceAccountNamespace(String content) throws IOException {
+		Files.createDirectories(this.serviceAccountNamespace.getParent());
+		Files.writeString(this.serviceAccountNamespace, content);
+	}
+
+	private InvalidLeaderElectionPropertyException invalid(String applicationName) {
+		return assertThrows(InvalidLeaderElectionPropertyException.class,
+				() -> resolve(applicationName, "client-ns"));
+	}
+
+	private InvalidLeaderElectionPropertyException invalid() {
+		return invalid("orders");
+	}
+
+	private static LeaderElectionProperties.Election election() {
+		return new LeaderElectionProperties.Election();
+	}
+
+	// ---- defaults
+
+	@Test
+	void oneDefaultElectionWithClientGoTimings() {
+		LeaderElectionSettings settings = resolve();
+		assertThat(settings.electionNames()).containsExactly("default");
+		ElectionSettings election = settings.elections().get(0);
+		assertThat(election.name()).isEqualTo("default");
+		assertThat(election.leaseName()).isEqualTo("orders-leader");
+		assertThat(election.namespace()).isEqualTo("client-ns");
+		assertThat(election.leaseDuration()).isEqualTo(Duration.ofSeconds(15));
+		assertThat(election.renewDeadline()).isEqualTo(Duration.ofSeconds(10));
+		assertThat(election.retryPeriod()).isEqualTo(Duration.ofSeconds(2));
+		assertThat(settings.releaseOnShutdown()).isTrue();
+		assertThat(settings.onLost()).isEqualTo(OnLost.REJOIN);
+	}
+
+	@Test
+	void leaseNameWithoutApplicationNameIsApplicationLeader() {
+		assertThat(resolve(null, null).elections().get(0).leaseName()).isEqualTo("application-leader");
+	}
+
+	@Test
+	void leaseNameWithBlankApplicationNameIsApplicationLeader() {
+		assertThat(resolve("  ", null).elections().get(0).leaseName()).isEqualTo("application-leader");
+	}
+
+	@Test
+	void blankLeaseNamePropertyMeansDerived() {
+		this.properties.setLeaseName(" ");
+		assertThat(resolve().elections().get(0).leaseName()).isEqualTo("orders-leader");
+	}
+
+	// ---- identity
+
+	@Test
+	void podNameComesFirst() {
+		this.environment.put("POD_NAME", "orders-7d9f-abcde");
+		this.environment.put("HOSTNAME", "some-host");
+		assertThat(resolve().identity()).matches("orders-7d9f-abcde" + SUFFIX);
+	}
+
+	@Test
+	void hostnameWhenNoPodName() {
+		this.environment.put("HOSTNAME", "some-host");
+		assertThat(resolve().identity()).matches("some-host" + SUFFIX);
+	}
+
+	@Test
+	void hostnameWhenPodNameIsBlank() {
+		this.environment.put("POD_NAME", "  ");
+		this.environment.put("HOSTNAME", "some-host");
+		assertThat(resolve().identity()).matches("some-host" + SUFFIX);
+	}
+
+	@Test
+	void podNameIsTrimmed() {
+		this.environment.put("POD_NAME", " pod-a\n");
+		assertThat(resolve().identity()).matches("pod-a" + SUFFIX);
+	}
+
+	@Test
+	void fallbackWhenNeitherIsSet() {
+		assertThat(resolve().identity()).matches("candidate" + SUFFIX);
+	}
+
+	@Test
+	void suffixIsRandomPerResolution() {
+		this.environment.put("POD_NAME", "pod-a");
+		assertThat(resolve().identity()).isNotEqualTo(resolve().identity());
+	}
+
+	@Test
+	void identityPropertyIsUsedVerbatimWithoutSuffix() {
+		this.environment.put("POD_NAME", "pod-a");
+		this.properties.setIdentity("replica-1");
+		assertThat(resolve().identity()).isEqualTo("replica-1");
+	}
+
+	@Test
+	void identityOf128CharactersIsAccepted() {
+		String identity = "x".repeat(128);
+		this.properties.setIdentity(identity);
+		assertThat(resolve().identity()).isEqualTo(identity);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "", "   ", "two words", "tab\there", "line\nbreak" })
+	void blankOrWhitespaceIdentityIsRejected(String identity) {
+		this.properties.setIdentity(identity);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.identity");
+		assertThat(ex.getValue()).isEqualTo(identity);
+	}
+
+	@Test
+	void tooLongIdentityIsRejected() {
+		this.properties.setIdentity("x".repeat(129));
+		assertThat(invalid().getProperty()).isEqualTo("leader.election.identity");
+	}
+
+	// ---- namespace
+
+	@Test
+	void namespacePropertyComesFirst() throws IOException {
+		this.properties.setNamespace("from-property");
+		this.environment.put("POD_NAMESPACE", "from-env");
+		writeServiceAccountNamespace("from-file");
+		assertThat(resolve().elections().get(0).namespace()).isEqualTo("from-property");
+	}
+
+	@Test
+	void podNamespaceBeforeServiceAccountFile() throws IOException {
+		this.environment.put("POD_NAMESPACE", "from-env");
+		writeServiceAccountNamespace("from-file");
+		assertThat(resolve().elections().get(0).namespace()).isEqualTo("from-env");
+	}
+
+	@Test
+	void serviceAccountFileBeforeClientNamespace() throws IOException {
+		writeServiceAccountNamespace("from-file\n");
+		assertThat(resolve().elections().get(0).namespace()).isEqualTo("from-file");
+	}
+
+	@Test
+	void blankPodNamespaceIsSkipped() throws IOException {
+		this.environment.put("POD_NAMESPACE", " ");
+		writeServiceAccountNamespace("from-file");
+		assertThat(resolve().elections().get(0).namespace()).isEqualTo("from-file");
+	}
+
+	@Test
+	void clientNamespaceWhenNoPodNamespace() {
+		assertThat(resolve().elections().get(0).namespace()).isEqualTo("client-ns");
+	}
+
+	@Test
+	void emptyServiceAccountFileIsSkipped() throws IOException {
+		writeServiceAccountNamespace("\n");
+		assertThat(resolve().elections().get(0).namespace()).isEqualTo("client-ns");
+	}
+
+	@Test
+	void defaultWhenNothingElse() {
+		assertThat(resolve("orders", null).elections().get(0).namespace()).isEqualTo("default");
+		assertThat(resolve("orders", " ").elections().get(0).namespace()).isEqualTo("default");
+	}
+
+	@Test
+	void everyElectionUsesTheNamespace() {
+		this.properties.setNamespace("team-a");
+		this.properties.getElections().put("billing", election());
+		assertThat(resolve().elections()).extracting(ElectionSettings::namespace).containsExactly("team-a",
+				"team-a");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "Team-A", "team_a", "-team", "team-", "team.a" })
+	void invalidNamespacePropertyIsRejected(String namespace) {
+		this.properties.setNamespace(namespace);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.namespace");
+		assertThat(ex.getValue()).isEqualTo(namespace);
+	}
+
+	@Test
+	void namespaceOf64CharactersIsRejected() {
+		this.properties.setNamespace("a".repeat(64));
+		assertThat(invalid().getProperty()).isEqualTo("leader.election.namespace");
+	}
+
+	@Test
+	void namespaceOf63CharactersIsAccepted() {
+		this.properties.setNamespace("a".repeat(63));
+		assertThat(resolve().elections().get(0).namespace()).isEqualTo("a".repeat(63));
+	}
+
+	// ---- timings
+
+	@Test
+	void configuredTimingsAreUsed() {
+		this.properties.setLeaseDuration(Duration.ofMillis(1500));
+		this.properties.setRenewDeadline(Duration.ofMillis(1000));
+		this.properties.setRetryPeriod(Duration.ofMillis(200));
+		ElectionSettings election = resolve().elections().get(0);
+		assertThat(election.leaseDuration()).isEqualTo(Duration.ofMillis(1500));
+		assertThat(election.renewDeadline()).isEqualTo(Duration.ofMillis(1000));
+		assertThat(election.retryPeriod()).isEqualTo(Duration.ofMillis(200));
+	}
+
+	@ParameterizedTest
+	@ValueSource(longs = { 15, 16, 60 })
+	void renewDeadlineNotShorterThanLeaseDurationIsRejected(long seconds) {
+		this.properties.setRenewDeadline(Duration.ofSeconds(seconds));
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.renew-deadline");
+		assertThat(ex.getValue()).isEqualTo(Duration.ofSeconds(seconds));
+		assertThat(ex.getReason()).contains("shorter than the lease duration");
+	}
+
+	@ParameterizedTest
+	@ValueSource(longs = { 10, 11 })
+	void retryPeriodNotShorterThanRenewDeadlineIsRejected(long seconds) {
+		this.properties.setRetryPeriod(Duration.ofSeconds(seconds));
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.retry-period");
+		assertThat(ex.getReason()).contains("shorter than the renew deadline");
+	}
+
+	@ParameterizedTest
+	@ValueSource(longs = { 0, -1 })
+	void nonPositiveLeaseDurationIsRejected(long seconds) {
+		this.properties.setLeaseDuration(Duration.ofSeconds(seconds));
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.lease-duration");
+		assertThat(ex.getReason()).contains("positive");
+	}
+
+	@ParameterizedTest
+	@ValueSource(longs = { 0, -1 })
+	void nonPositiveRenewDeadlineIsRejected(long seconds) {
+		this.properties.setRenewDeadline(Duration.ofSeconds(seconds));
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.renew-deadline");
+		assertThat(ex.getReason()).contains("positive");
+	}
+
+	@ParameterizedTest
+	@ValueSource(longs = { 0, -1 })
+	void nonPositiveRetryPeriodIsRejected(long seconds) {
+		this.properties.setRetryPeriod(Duration.ofSeconds(seconds));
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.retry-period");
+		assertThat(ex.getReason()).contains("positive");
+	}
+
+	@Test
+	void missingDurationIsRejected() {
+		this.properties.setLeaseDuration(null);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.lease-duration");
+		assertThat(ex.getValue()).isNull();
+	}
+
+	// ---- lease names
+
+	@ParameterizedTest
+	@ValueSource(strings = { "orders-lock", "a", "orders.example.com", "0rders-1" })
+	void validLeaseNameIsUsed(String leaseName) {
+		this.properties.setLeaseName(leaseName);
+		assertThat(resolve().elections().get(0).leaseName()).isEqualTo(leaseName);
+	}
+
+	@Test
+	void leaseNameOf253CharactersIsAccepted() {
+		String leaseName = "a".repeat(63) + "." + "b".repeat(63) + "." + "c".repeat(63) + "." + "d".repeat(61);
+		assertThat(leaseName).hasSize(253);
+		this.properties.setLeaseName(leaseName);
+		assertThat(resolve().elections().get(0).leaseName()).isEqualTo(leaseName);
+	}
+
+	@Test
+	void leaseNameOf254CharactersIsRejected() {
+		this.properties.setLeaseName("a".repeat(254));
+		assertThat(invalid().getProperty()).isEqualTo("leader.election.lease-name");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "My_Lease", "Orders", "orders_lock", "-orders", "orders-", "orders..lock",
+			"orders lock" })
+	void leaseNameThatIsNotADns1123SubdomainIsRejected(String leaseName) {
+		this.properties.setLeaseName(leaseName);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.lease-name");
+		assertThat(ex.getValue()).isEqualTo(leaseName);
+		assertThat(ex.getReason()).contains("DNS-1123 subdomain").doesNotContain("spring.application.name");
+	}
+
+	@Test
+	void applicationNameThatMakesAnInvalidDefaultLeaseNameIsRejected() {
+		InvalidLeaderElectionPropertyException ex = invalid("MyApp");
+		assertThat(ex.getProperty()).isEqualTo("leader.election.lease-name");
+		assertThat(ex.getValue()).isEqualTo("MyApp-leader");
+		assertThat(ex.getReason()).contains("spring.application.name");
+	}
+
+	@Test
+	void explicitLeaseNameMakesAnyApplicationNameWork() {
+		this.properties.setLeaseName("my-app-leader");
+		assertThat(resolve("MyApp", null).elections().get(0).leaseName()).isEqualTo("my-app-leader");
+	}
+
+	// ---- elections
+
+	@Test
+	void namedElectionsFollowTheDefaultOneInConfiguredOrder() {
+		Map<String, LeaderElectionProperties.Election> elections = this.properties.getElections();
+		elections.put("reports", election());
+		elections.put("billing", election());
+		assertThat(resolve().electionNames()).containsExactly("default", "reports", "billing");
+	}
+
+	@Test
+	void namedElectionInheritsUnsetValues() {
+		this.properties.setLeaseDuration(Duration.ofSeconds(6));
+		this.properties.setRenewDeadline(Duration.ofSeconds(4));
+		this.properties.setRetryPeriod(Duration.ofSeconds(1));
+		this.properties.setNamespace("team-a");
+		this.properties.getElections().put("billing", election());
+		ElectionSettings billing = resolve().elections().get(1);
+		assertThat(billing).isEqualTo(new ElectionSettings("billing", "team-a", "orders-billing-leader",
+				Duration.ofSeconds(6), Duration.ofSeconds(4), Duration.ofSeconds(1)));
+	}
+
+	@Test
+	void namedElectionLeaseNameWithoutApplicationName() {
+		this.properties.getElections().put("billing", election());
+		assertThat(resolve(null, null).elections().get(1).leaseName()).isEqualTo("application-billing-leader");
+	}
+
+	@Test
+	void namedElectionOverridesEachValue() {
+		LeaderElectionProperties.Election billing = election();
+		billing.setLeaseName("billing-lock");
+		billing.setLeaseDuration(Duration.ofSeconds(30));
+		billing.setRenewDeadline(Duration.ofSeconds(20));
+		billing.setRetryPeriod(Duration.ofSeconds(5));
+		this.properties.getElections().put("billing", billing);
+		LeaderElectionSettings settings = resolve();
+		assertThat(settings.elections().get(1)).isEqualTo(new ElectionSettings("billing", "client-ns",
+				"billing-lock", Duration.ofSeconds(30), Duration.ofSeconds(20), Duration.ofSeconds(5)));
+		assertThat(settings.elections().get(0).leaseDuration()).isEqualTo(Duration.ofSeconds(15));
+	}
+
+	@Test
+	void namedElectionMixesOwnAndInheritedTimings() {
+		LeaderElectionProperties.Election billing = election();
+		billing.setRetryPeriod(Duration.ofMillis(500));
+		this.properties.getElections().put("billing", billing);
+		ElectionSettings settings = resolve().elections().get(1);
+		assertThat(settings.leaseDuration()).isEqualTo(Duration.ofSeconds(15));
+		assertThat(settings.renewDeadline()).isEqualTo(Duration.ofSeconds(10));
+		assertThat(settings.retryPeriod()).isEqualTo(Duration.ofMillis(500));
+	}
+
+	@Test
+	void inheritedTimingsAreCheckedAgainstOwnOnes() {
+		LeaderElectionProperties.Election billing = election();
+		billing.setRenewDeadline(Duration.ofSeconds(20));
+		this.properties.getElections().put("billing", billing);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.renew-deadline");
+	}
+
+	@Test
+	void nonPositiveElectionTimingIsRejected() {
+		LeaderElectionProperties.Election billing = election();
+		billing.setRetryPeriod(Duration.ZERO);
+		this.properties.getElections().put("billing", billing);
+		assertThat(invalid().getProperty()).isEqualTo("leader.election.elections.billing.retry-period");
+	}
+
+	@Test
+	void electionNamedDefaultIsRejected() {
+		this.properties.getElections().put("default", election());
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.default");
+		assertThat(ex.getReason()).contains("'default'");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "Billing", "bill_ing", "bill.ing", "-billing", "billing-", "" })
+	void electionNameThatIsNotADns1123LabelIsRejected(String name) {
+		this.properties.getElections().put(name, election());
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections." + name);
+		assertThat(ex.getReason()).contains("DNS-1123 label");
+	}
+
+	@Test
+	void electionNameOf64CharactersIsRejected() {
+		String name = "b".repeat(64);
+		this.properties.getElections().put(name, election());
+		assertThat(invalid().getProperty()).isEqualTo("leader.election.elections." + name);
+	}
+
+	@Test
+	void invalidElectionLeaseNameIsRejected() {
+		LeaderElectionProperties.Election billing = election();
+		billing.setLeaseName("Billing_Lock");
+		this.properties.getElections().put("billing", billing);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.lease-name");
+		assertThat(ex.getValue()).isEqualTo("Billing_Lock");
+		assertThat(ex.getReason()).doesNotContain("spring.application.name");
+	}
+
+	@Test
+	void applicationNameThatMakesAnInvalidElectionLeaseNameIsRejected() {
+		this.properties.setLeaseName("my-app-leader");
+		this.properties.getElections().put("billing", election());
+		InvalidLeaderElectionPropertyException ex = invalid("MyApp");
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.lease-name");
+		assertThat(ex.getValue()).isEqualTo("MyApp-billing-leader");
+		assertThat(ex.getReason()).contains("spring.application.name");
+	}
+
+	@Test
+	void twoElectionsSharingALeaseAreRejected() {
+		LeaderElectionProperties.Election reports = election();
+		reports.setLeaseName("shared-lock");
+		LeaderElectionProperties.Election billing = election();
+		billing.setLeaseName("shared-lock");
+		this.properties.getElections().put("reports", reports);
+		this.properties.getElections().put("billing", billing);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.lease-name");
+		assertThat(ex.getValue()).isEqualTo("shared-lock");
+		assertThat(ex.getReason()).contains("'reports'");
+	}
+
+	@Test
+	void electionSharingTheDefaultLeaseIsRejected() {
+		LeaderElectionProperties.Election billing = election();
+		billing.setLeaseName("orders-leader");
+		this.properties.getElections().put("billing", billing);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.lease-name");
+		assertThat(ex.getReason()).contains("'default'");
+	}
+
+	@Test
+	void releaseOnShutdownAndOnLostAreCarriedOver() {
+		this.properties.setReleaseOnShutdown(false);
+		this.properties.setOnLost(OnLost.EXIT);
+		LeaderElectionSettings settings = resolve();
+		assertThat(settings.releaseOnShutdown()).isFalse();
+		assertThat(settings.onLost()).isEqualTo(OnLost.EXIT);
+	}
+
+	@Test
+	void exceptionMessageNamesPropertyValueAndReason() {
+		this.properties.setRenewDeadline(Duration.ofSeconds(20));
+		assertThatExceptionOfType(InvalidLeaderElectionPropertyException.class).isThrownBy(this::resolve)
+			.withMessageContaining("'leader.election.renew-deadline'")
+			.withMessageContaining("PT20S")
+			.withMessageContaining("shorter than the lease duration");
+	}
+
+}
