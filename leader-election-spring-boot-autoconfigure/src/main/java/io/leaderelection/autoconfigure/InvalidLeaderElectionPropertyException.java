@@ -1,6 +1,7 @@
 package io.leaderelection.autoconfigure;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.springframework.boot.convert.DurationStyle;
 
@@ -11,14 +12,14 @@ public class InvalidLeaderElectionPropertyException extends LeaderElectionConfig
 
 	private final String property;
 
-	private final String value;
+	private final Object value;
 
 	private final String reason;
 
 	public InvalidLeaderElectionPropertyException(String property, Object value, String reason) {
 		super("Invalid leader election property '" + property + "' (value: " + format(value) + "): " + reason);
 		this.property = property;
-		this.value = format(value);
+		this.value = value;
 		this.reason = reason;
 	}
 
@@ -27,7 +28,8 @@ public class InvalidLeaderElectionPropertyException extends LeaderElectionConfig
 		return this.property;
 	}
 
-	public String getValue() {
+	/** The offending value as bound. */
+	public Object getValue() {
 		return this.value;
 	}
 
@@ -38,7 +40,7 @@ public class InvalidLeaderElectionPropertyException extends LeaderElectionConfig
 	@Override
 	public String description() {
 		return String.format("Leader election cannot start: property '%s' (value: %s) is invalid: %s.", this.property,
-				this.value, this.reason);
+				format(this.value), this.reason);
 	}
 
 	@Override
@@ -46,9 +48,13 @@ public class InvalidLeaderElectionPropertyException extends LeaderElectionConfig
 		return String.format("Update '%s' in your configuration: it %s.", this.property, this.reason);
 	}
 
-	/** Durations as they are written in configuration ({@code 15s}), anything else as is. */
+	/** Durations as they are written in configuration ({@code 15s}, {@code 250ms}), anything else as is. */
 	static String format(Object value) {
-		return (value instanceof Duration duration) ? DurationStyle.SIMPLE.print(duration) : String.valueOf(value);
+		if (value instanceof Duration duration) {
+			boolean wholeSeconds = duration.toMillis() % 1000 == 0 && duration.getNano() % 1_000_000 == 0;
+			return DurationStyle.SIMPLE.print(duration, wholeSeconds ? ChronoUnit.SECONDS : ChronoUnit.MILLIS);
+		}
+		return String.valueOf(value);
 	}
 
 }

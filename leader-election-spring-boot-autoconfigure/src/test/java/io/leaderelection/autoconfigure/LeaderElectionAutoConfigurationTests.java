@@ -1,5 +1,7 @@
 package io.leaderelection.autoconfigure;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -486,7 +488,8 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	/**
-	 * What the auto-configuration reads from the real environment: $POD_NAME, else $HOSTNAME.
+	 * What the auto-configuration reads from the real environment: $POD_NAME, else $HOSTNAME,
+	 * else the host name.
 	 */
 	private static String identityBase() {
 		for (String variable : List.of("POD_NAME", "HOSTNAME")) {
@@ -495,7 +498,12 @@ class LeaderElectionAutoConfigurationTests {
 				return value.trim();
 			}
 		}
-		return "candidate";
+		try {
+			return InetAddress.getLocalHost().getHostName();
+		}
+		catch (UnknownHostException ex) {
+			return "candidate";
+		}
 	}
 
 	/** The namespace the auto-configuration resolves with the mock server's client. */

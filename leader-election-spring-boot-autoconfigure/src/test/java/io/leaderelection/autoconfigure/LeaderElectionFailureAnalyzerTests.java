@@ -24,7 +24,7 @@ class LeaderElectionFailureAnalyzerTests {
 		FailureAnalysis analysis = this.analyzer.analyze(failure);
 		assertThat(analysis).isNotNull();
 		assertThat(analysis.getDescription()).isEqualTo("Leader election cannot start: property "
-				+ "'leader.election.renew-deadline' (value: PT20S) is invalid: must be shorter than the lease duration.");
+				+ "'leader.election.renew-deadline' (value: 20s) is invalid: must be shorter than the lease duration.");
 		assertThat(analysis.getAction())
 			.isEqualTo("Update 'leader.election.renew-deadline' in your configuration: it must be shorter than the "
 					+ "lease duration.");

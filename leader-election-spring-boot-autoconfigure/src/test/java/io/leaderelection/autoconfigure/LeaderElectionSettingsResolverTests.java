@@ -1,5 +1,7 @@
 package io.leaderelection.autoconfigure;
 
+import java.util.regex.Pattern;
+import java.net.InetAddress;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,8 +133,8 @@ class LeaderElectionSettingsResolverTests {
 	}
 
 	@Test
-	void fallbackWhenNeitherIsSet() {
-		assertThat(resolve().identity()).matches("candidate" + SUFFIX);
+	void fallsBackToTheHostNameWhenNeitherIsSet() throws Exception {
+		assertThat(resolve().identity()).matches(Pattern.quote(InetAddress.getLocalHost().getHostName()) + SUFFIX);
 	}
 
 	@Test
@@ -514,7 +516,7 @@ class LeaderElectionSettingsResolverTests {
 		this.properties.setRenewDeadline(Duration.ofSeconds(20));
 		assertThatExceptionOfType(InvalidLeaderElectionPropertyException.class).isThrownBy(this::resolve)
 			.withMessageContaining("'leader.election.renew-deadline'")
-			.withMessageContaining("PT20S")
+			.withMessageContaining("(value: 20s)")
 			.withMessageContaining("shorter than the lease duration");
 	}
 
