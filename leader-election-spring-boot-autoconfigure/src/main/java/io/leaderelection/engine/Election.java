@@ -29,6 +29,8 @@ final class Election {
 
 	private static final double FOLLOWER_JITTER = 0.2;
 
+	private static final long NEVER = Long.MIN_VALUE;
+
 	private final ElectionSettings settings;
 
 	private final String identity;
@@ -49,6 +51,12 @@ final class Election {
 	private volatile LeaseRecord lastSeen;
 
 	private volatile String lastError;
+
+	/** When the current streak of failed calls began; {@link #NEVER} while calls succeed. */
+	private volatile long failingSinceNanos = NEVER;
+
+	/** When the loop last began an attempt; {@link #NEVER} before the first. */
+	private volatile long lastAttemptNanos = NEVER;
 
 	// The loop's state below is guarded by this.
 
@@ -96,6 +104,20 @@ final class Election {
 				(seen != null) ? seen.acquireTime() : null, (seen != null) ? seen.renewTime() : null,
 				(seen != null) ? seen.leaseTransitions() : null, leader ? current.fencingToken() : null,
 				this.lastError);
+	}
+
+	ElectionHealth health() {
+		long now = now();
+		Leadership current = this.leadership;
+		long pastDeadline = (current != null) ? now - current.gateClosesAt(this.renewDeadlineNanos) : 0;
+		long failingSince = this.failingSinceNanos;
+		long lastAttempt = this.lastAttemptNanos;
+		return new ElectionHealth(this.settings.name(),
+				current != null && current.gateOpenAt(now, this.renewDeadlineNanos),
+				Duration.ofNanos(Math.max(0, pastDeadline)),
+				(failingSince != NEVER) ? Duration.ofNanos(now - failingSince) : Duration.ZERO, this.lastError,
+				(lastAttempt != NEVER) ? Duration.ofNanos(now - lastAttempt) : null, this.settings.leaseDuration(),
+				this.settings.retryPeriod());
 	}
 
 	synchronized void start() {
@@ -149,6 +171,7 @@ final class Election {
 				return;
 			}
 			long now = now();
+			this.lastAttemptNanos = now;
 			if (this.leadership != null) {
 				renew(now, sequence, false);
 			}
@@ -496,6 +519,7 @@ final class Election {
 
 	private void succeeded() {
 		this.lastError = null;
+		this.failingSinceNanos = NEVER;
 	}
 
 	private void failed(Throwable failure) {
@@ -504,6 +528,9 @@ final class Election {
 			logger.warn("Election '{}': {}", this.settings.name(), message);
 		}
 		this.lastError = message;
+		if (this.failingSinceNanos == NEVER) {
+			this.failingSinceNanos = now();
+		}
 	}
 
 	private long now() {

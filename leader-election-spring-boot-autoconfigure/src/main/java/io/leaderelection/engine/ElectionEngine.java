@@ -60,6 +60,11 @@ public final class ElectionEngine implements LeaderElector {
 		return election(election).settings();
 	}
 
+	/** How well the given election is running. */
+	public ElectionHealth health(String election) {
+		return election(election).health();
+	}
+
 	@Override
 	public String identity() {
 		return this.identity;

@@ -9,6 +9,7 @@ import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Status;
@@ -73,7 +74,7 @@ public final class KubernetesLeaseStore implements LeaseStore {
 	@Override
 	public CompletableFuture<LeaseRecord> get(Duration timeout) {
 		HttpRequest request = request(this.objectUri, timeout).build();
-		return send("get", request).thenApply((response) -> {
+		return send("get", request, timeout).thenApply((response) -> {
 			if (response.code() == 404) {
 				return null;
 			}
@@ -89,7 +90,7 @@ public final class KubernetesLeaseStore implements LeaseStore {
 		lease.getMetadata().setNamespace(this.namespace);
 		lease.setSpec(new LeaseSpec());
 		HttpRequest request = request(this.collectionUri, timeout).post(JSON, json(lease, record)).build();
-		return send("create", request).thenApply((response) -> stored("create", response));
+		return send("create", request, timeout).thenApply((response) -> stored("create", response));
 	}
 
 	@Override
@@ -97,7 +98,7 @@ public final class KubernetesLeaseStore implements LeaseStore {
 		Lease lease = this.serialization.clone(template());
 		lease.getMetadata().setResourceVersion(record.resourceVersion());
 		HttpRequest request = request(this.objectUri, timeout).put(JSON, json(lease, record)).build();
-		return send("update", request).thenApply((response) -> stored("update", response));
+		return send("update", request, timeout).thenApply((response) -> stored("update", response));
 	}
 
 	private Lease template() {
@@ -135,7 +136,7 @@ public final class KubernetesLeaseStore implements LeaseStore {
 			.timeout(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
 	}
 
-	private CompletableFuture<HttpResponse<String>> send(String verb, HttpRequest request) {
+	private CompletableFuture<HttpResponse<String>> send(String verb, HttpRequest request, Duration timeout) {
 		CompletableFuture<HttpResponse<String>> response;
 		try {
 			response = this.httpClient.sendAsync(request, String.class);
@@ -146,7 +147,9 @@ public final class KubernetesLeaseStore implements LeaseStore {
 		return response.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
-				throw new LeaseStoreException(verb, this.description, 0, String.valueOf(cause), cause);
+				String detail = (cause instanceof TimeoutException)
+						? "no answer within " + timeout.toMillis() + " ms" : String.valueOf(cause);
+				throw new LeaseStoreException(verb, this.description, 0, detail, cause);
 			}
 			return answer;
 		});

@@ -153,6 +153,33 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void healthTellsHowLongCallsHaveFailedAndWhenALeaderIsStuckPastItsDeadline() {
+		Replica a = replica("a");
+		a.start();
+		this.time.runDue();
+		ElectionHealth healthy = a.engine.health("default");
+		assertThat(healthy.leader()).isTrue();
+		assertThat(healthy.failingFor()).isZero();
+		assertThat(healthy.pastDeadlineFor()).isZero();
+		assertThat(healthy.loopStalled()).isFalse();
+		a.connection.failRequests();
+		this.time.advance(Duration.ofSeconds(20));
+		ElectionHealth failing = a.engine.health("default");
+		assertThat(failing.leader()).isFalse();
+		assertThat(failing.failingFor()).isBetween(Duration.ofSeconds(17), Duration.ofSeconds(20));
+		assertThat(failing.lastError()).contains("500");
+		assertThat(failing.pastDeadlineFor()).isZero();
+		a.connection.heal();
+		this.time.advance(Duration.ofSeconds(3));
+		assertThat(a.engine.health("default").failingFor()).isZero();
+		long renewed = this.time.nanoTime();
+		this.time.pauseUntil(renewed + Duration.ofSeconds(30).toNanos());
+		ElectionHealth stuck = a.engine.health("default");
+		assertThat(stuck.pastDeadlineFor()).isPositive();
+		assertThat(stuck.loopStalled()).isTrue();
+	}
+
+	@Test
 	void aConflictOnRenewalFromAnotherHolderRevokes() {
 		Replica a = replica("a");
 		a.start();

@@ -1,0 +1,33 @@
+package io.leaderelection.engine;
+
+import java.time.Duration;
+
+/**
+ * How well one election is running, for health checks.
+ *
+ * @param election the election name
+ * @param leader whether the gate is open
+ * @param pastDeadlineFor how long the leadership has been kept past its renew deadline without
+ * being revoked, {@link Duration#ZERO} when not: anything but a brief moment means the loop is
+ * stuck
+ * @param failingFor how long every call to the Lease has failed, {@link Duration#ZERO} when the
+ * last call succeeded
+ * @param lastError the last failure, {@code null} when the last call succeeded
+ * @param sinceLastAttempt how long ago the loop last began an attempt; {@code null} before the
+ * first one
+ * @param leaseDuration the election's lease duration
+ * @param retryPeriod the election's retry period
+ */
+public record ElectionHealth(String election, boolean leader, Duration pastDeadlineFor, Duration failingFor,
+		String lastError, Duration sinceLastAttempt, Duration leaseDuration, Duration retryPeriod) {
+
+	/**
+	 * Whether the loop has not begun an attempt for longer than any schedule allows: a follower
+	 * waits at most a lease duration for expiry, a leader one retry period.
+	 */
+	public boolean loopStalled() {
+		return this.sinceLastAttempt != null
+				&& this.sinceLastAttempt.compareTo(this.leaseDuration.plus(this.retryPeriod.multipliedBy(2))) > 0;
+	}
+
+}
