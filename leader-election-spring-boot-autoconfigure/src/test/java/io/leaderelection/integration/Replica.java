@@ -45,8 +45,12 @@ final class Replica implements AutoCloseable {
 		this.context = context;
 	}
 
+	/**
+	 * Starts a replica whose context holds the given configuration classes besides the
+	 * auto-configuration.
+	 */
 	static Replica start(String name, CrudApiServer server, NioReactor reactor, GateHistory history,
-			Map<String, Object> properties) {
+			Map<String, Object> properties, Class<?>... configurations) {
 		TcpCrusher proxy = TcpCrusherBuilder.builder()
 			.withReactor(reactor)
 			.withBindAddress("127.0.0.1", freePort())
@@ -58,7 +62,10 @@ final class Replica implements AutoCloseable {
 		all.put("leader.election.identity", name);
 		all.putAll(FAST_TIMINGS);
 		all.putAll(properties);
-		ConfigurableApplicationContext context = new SpringApplicationBuilder(ReplicaApplication.class)
+		Class<?>[] sources = new Class<?>[configurations.length + 1];
+		sources[0] = ReplicaApplication.class;
+		System.arraycopy(configurations, 0, sources, 1, configurations.length);
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(sources)
 			.web(WebApplicationType.NONE)
 			.properties(all)
 			.initializers((applicationContext) -> {
