@@ -31,6 +31,9 @@ final class Election {
 
 	private static final long NEVER = Long.MIN_VALUE;
 
+	/** A watch that keeps ending is retried after at most this many retry periods. */
+	private static final long MAX_WATCH_BACKOFF_FACTOR = 32;
+
 	private final ElectionSettings settings;
 
 	private final String identity;
@@ -74,6 +77,18 @@ final class Election {
 
 	private int highestTransitionsSeen = -1;
 
+	/** A claim is on its way: its answer, not a watch event, decides what comes next. */
+	private boolean claimInFlight;
+
+	private LeaseWatch watch;
+
+	private WatchListener watchListener;
+
+	/** When a watch that ended may be started again; {@link #NEVER} when it may now. */
+	private long watchRetryAtNanos = NEVER;
+
+	private long watchBackoffNanos;
+
 	Election(ElectionSettings settings, String identity, LeaseStore store, ElectionRuntime runtime,
 			ElectionListener listener) {
 		this.settings = settings;
@@ -83,6 +98,7 @@ final class Election {
 		this.listener = listener;
 		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
+		this.watchBackoffNanos = this.retryPeriodNanos;
 	}
 
 	ElectionSettings settings() {
@@ -125,7 +141,7 @@ final class Election {
 			return;
 		}
 		this.running = true;
-		this.attemptSequence++;
+		this.claimInFlight = false;
 		scheduleAttempt(0);
 	}
 
@@ -140,6 +156,7 @@ final class Election {
 		this.running = false;
 		this.attemptSequence++;
 		cancelNextAttempt();
+		stopWatching();
 		if (release) {
 			return release(RevocationCause.SHUTDOWN);
 		}
@@ -256,38 +273,119 @@ final class Election {
 		call("get", () -> this.store.get(Duration.ofNanos(timeout)), timeout, sequence, (stored, failure) -> {
 			if (failure != null) {
 				failed(failure);
+				// The watch may be as dead as the reads are: poll until a read succeeds again.
+				stopWatching();
 				scheduleAttempt(followerDelay());
 				return;
 			}
 			succeeded();
 			long now = now();
-			if (stored == null) {
-				if (stayingOut(now)) {
-					scheduleAttempt(this.stayOutUntilNanos - now);
-				}
-				else {
-					int transitions = (this.highestTransitionsSeen >= 0) ? this.highestTransitionsSeen + 1 : 0;
-					claim(null, transitions, sequence);
-				}
-				return;
+			if (stored != null) {
+				observe(stored, now);
 			}
-			observe(stored, now);
-			if (stayingOut(now)) {
-				scheduleAttempt(Math.min(followerDelay(), this.stayOutUntilNanos - now));
-			}
-			else if (!stored.hasHolder() || stored.isHeldBy(this.identity)) {
+			watchFrom(stored, now);
+			decide(stored, now, sequence);
+		});
+	}
+
+	/**
+	 * What a follower does with the record it just read or was sent: claim it if it is absent,
+	 * free, its own or expired; otherwise wait until it would expire, polling meanwhile unless
+	 * a watch will tell of changes.
+	 */
+	private void decide(LeaseRecord stored, long now, long sequence) {
+		if (stayingOut(now)) {
+			scheduleAttempt(Math.min(pollDelay(), this.stayOutUntilNanos - now));
+		}
+		else if (stored == null) {
+			claim(null, (this.highestTransitionsSeen >= 0) ? this.highestTransitionsSeen + 1 : 0, sequence);
+		}
+		else if (!stored.hasHolder() || stored.isHeldBy(this.identity)) {
+			claim(stored, stored.transitions() + 1, sequence);
+		}
+		else {
+			long untilExpiry = this.observedAtNanos + leaseDurationNanos(stored) - now;
+			if (untilExpiry <= 0) {
 				claim(stored, stored.transitions() + 1, sequence);
 			}
 			else {
-				long untilExpiry = this.observedAtNanos + leaseDurationNanos(stored) - now;
-				if (untilExpiry <= 0) {
-					claim(stored, stored.transitions() + 1, sequence);
-				}
-				else {
-					scheduleAttempt(Math.min(followerDelay(), untilExpiry));
-				}
+				scheduleAttempt(Math.min(pollDelay(), untilExpiry));
 			}
-		});
+		}
+	}
+
+	// ---- watching as a follower
+
+	private void watchFrom(LeaseRecord seen, long now) {
+		if (this.watchListener != null || (this.watchRetryAtNanos != NEVER && now - this.watchRetryAtNanos < 0)) {
+			return;
+		}
+		WatchListener listener = new WatchListener();
+		LeaseWatch started = this.store.watch((seen != null) ? seen.resourceVersion() : null, listener);
+		if (started != null) {
+			this.watchListener = listener;
+			this.watch = started;
+		}
+	}
+
+	private void stopWatching() {
+		if (this.watch != null) {
+			this.watch.close();
+		}
+		this.watch = null;
+		this.watchListener = null;
+	}
+
+	private synchronized void watched(WatchListener listener, LeaseRecord record) {
+		if (listener != this.watchListener || !this.running || this.leadership != null) {
+			return;
+		}
+		this.watchBackoffNanos = this.retryPeriodNanos;
+		long now = now();
+		if (record != null) {
+			observe(record, now);
+		}
+		if (this.claimInFlight) {
+			return;
+		}
+		cancelNextAttempt();
+		decide(record, now, ++this.attemptSequence);
+	}
+
+	private synchronized void watchEnded(WatchListener listener, Throwable cause) {
+		if (listener != this.watchListener) {
+			return;
+		}
+		this.watch = null;
+		this.watchListener = null;
+		long now = now();
+		this.watchRetryAtNanos = now + this.watchBackoffNanos;
+		logger.debug("Watch of {} ended, polling for {} ms: {}", this.store.describe(),
+				Duration.ofNanos(this.watchBackoffNanos).toMillis(), String.valueOf(cause));
+		this.watchBackoffNanos = Math.min(this.watchBackoffNanos * 2, MAX_WATCH_BACKOFF_FACTOR * this.retryPeriodNanos);
+		if (this.running && this.leadership == null && !this.claimInFlight) {
+			scheduleAttempt(followerDelay());
+		}
+	}
+
+	/** How long a follower waits before reading again when nothing else wakes it. */
+	private long pollDelay() {
+		return (this.watch != null) ? Long.MAX_VALUE : followerDelay();
+	}
+
+	/** Hands the store's events to the scheduler; one per started watch, so stale ones are told apart. */
+	private final class WatchListener implements LeaseWatch.Listener {
+
+		@Override
+		public void changed(LeaseRecord record) {
+			Election.this.runtime.scheduler().execute(() -> watched(this, record));
+		}
+
+		@Override
+		public void ended(Throwable cause) {
+			Election.this.runtime.scheduler().execute(() -> watchEnded(this, cause));
+		}
+
 	}
 
 	/** Writes this candidate as holder: an update of the version seen, or a create when none. */
@@ -301,10 +399,12 @@ final class Election {
 		Supplier<CompletableFuture<LeaseRecord>> write = (seen != null)
 				? () -> this.store.update(claim, Duration.ofNanos(timeout))
 				: () -> this.store.create(claim, Duration.ofNanos(timeout));
+		this.claimInFlight = true;
 		call(verb, write, timeout, sequence, (stored, failure) -> claimed(sentAt, stored, failure));
 	}
 
 	private void claimed(long sentAt, LeaseRecord stored, Throwable failure) {
+		this.claimInFlight = false;
 		if (failure instanceof LeaseConflictException) {
 			succeeded();
 			scheduleAttempt(followerDelay());
@@ -332,6 +432,7 @@ final class Election {
 		}
 		long gateOpenedAt = now();
 		this.leadership = granted;
+		stopWatching();
 		logger.info("{} became leader of election '{}' ({}), fencing token {}", this.identity, this.settings.name(),
 				this.store.describe(), granted.fencingToken());
 		this.listener.granted(this.settings.name(), granted.fencingToken(), gateOpenedAt);

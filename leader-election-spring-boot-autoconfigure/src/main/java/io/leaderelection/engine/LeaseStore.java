@@ -32,4 +32,14 @@ public interface LeaseStore {
 	 */
 	CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout);
 
+	/**
+	 * Follows the Lease from the given resourceVersion on ({@code null}: from now), telling the
+	 * listener of every change until the watch is closed or ends. Followers use it to learn of
+	 * a release or a deletion within a round trip and to send no request while the leader
+	 * renews. A store that cannot watch returns {@code null}, and followers poll.
+	 */
+	default LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
+		return null;
+	}
+
 }

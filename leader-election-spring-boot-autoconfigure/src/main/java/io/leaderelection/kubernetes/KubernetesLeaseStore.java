@@ -11,10 +11,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
@@ -24,6 +29,7 @@ import io.leaderelection.engine.LeaseNotFoundException;
 import io.leaderelection.engine.LeaseRecord;
 import io.leaderelection.engine.LeaseStore;
 import io.leaderelection.engine.LeaseStoreException;
+import io.leaderelection.engine.LeaseWatch;
 
 /**
  * A {@code coordination.k8s.io/v1} Lease read and written through the fabric8 client's
@@ -37,6 +43,8 @@ import io.leaderelection.engine.LeaseStoreException;
 public final class KubernetesLeaseStore implements LeaseStore {
 
 	private static final String JSON = "application/json";
+
+	private final KubernetesClient client;
 
 	private final HttpClient httpClient;
 
@@ -54,12 +62,13 @@ public final class KubernetesLeaseStore implements LeaseStore {
 
 	private volatile Lease lastStored;
 
-	KubernetesLeaseStore(HttpClient httpClient, KubernetesSerialization serialization, String master,
-			String namespace, String name) {
+	KubernetesLeaseStore(KubernetesClient client, HttpClient httpClient, String namespace, String name) {
+		this.client = client;
 		this.httpClient = httpClient;
-		this.serialization = serialization;
+		this.serialization = client.getKubernetesSerialization();
 		this.namespace = namespace;
 		this.name = name;
+		String master = client.getMasterUrl().toString();
 		this.collectionUri = (master.endsWith("/") ? master : master + "/") + "apis/coordination.k8s.io/v1/namespaces/"
 				+ encode(namespace) + "/leases";
 		this.objectUri = this.collectionUri + "/" + encode(name);
@@ -99,6 +108,31 @@ public final class KubernetesLeaseStore implements LeaseStore {
 		lease.getMetadata().setResourceVersion(record.resourceVersion());
 		HttpRequest request = request(this.objectUri, timeout).put(JSON, json(lease, record)).build();
 		return send("update", request, timeout).thenApply((response) -> stored("update", response));
+	}
+
+	@Override
+	public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
+		Watch watch = this.client.leases()
+			.inNamespace(this.namespace)
+			.withName(this.name)
+			.watch(new ListOptionsBuilder().withResourceVersion(fromResourceVersion).build(), new Watcher<Lease>() {
+				@Override
+				public void eventReceived(Action action, Lease lease) {
+					if (action == Action.DELETED) {
+						listener.changed(null);
+					}
+					else if (action == Action.ADDED || action == Action.MODIFIED) {
+						KubernetesLeaseStore.this.lastStored = lease;
+						listener.changed(record(lease));
+					}
+				}
+
+				@Override
+				public void onClose(WatcherException cause) {
+					listener.ended(cause);
+				}
+			});
+		return watch::close;
 	}
 
 	private Lease template() {

@@ -30,8 +30,7 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory {
 
 	/** The store of the Lease with the given namespace and name. */
 	public KubernetesLeaseStore forLease(String namespace, String name) {
-		return new KubernetesLeaseStore(this.httpClient, this.client.getKubernetesSerialization(),
-				this.client.getMasterUrl().toString(), namespace, name);
+		return new KubernetesLeaseStore(this.client, this.httpClient, namespace, name);
 	}
 
 	@Override

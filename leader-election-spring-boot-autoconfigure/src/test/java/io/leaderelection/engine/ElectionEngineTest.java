@@ -217,9 +217,10 @@ class ElectionEngineTest {
 	}
 
 	@Test
-	void stoppingReleasesTheLeaseAfterClosingTheGate() {
+	void stoppingReleasesTheLeaseAfterClosingTheGateAndAPollingFollowerTakesItAtItsNextAttempt() {
 		Replica a = replica("a");
 		Replica b = replica("b");
+		b.connection.allowWatching(false);
 		a.start();
 		this.time.runDue();
 		b.start();
@@ -235,6 +236,86 @@ class ElectionEngineTest {
 		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
 		assertThat(b.engine.isLeader()).isTrue();
 		assertThat(b.events).containsExactly("granted 1");
+	}
+
+	@Test
+	void aWatchingFollowerTakesAReleasedLeaseAtOnce() {
+		Replica a = replica("a");
+		Replica b = replica("b");
+		a.start();
+		this.time.runDue();
+		b.start();
+		this.time.advance(Duration.ofSeconds(3));
+		this.leases.clearRequests();
+		a.engine.stop(true);
+		this.time.runDue();
+		assertThat(b.engine.isLeader()).isTrue();
+		assertThat(b.events).containsExactly("granted 1");
+		assertThat(this.leases.requests()).containsExactly("a update", "b update");
+	}
+
+	@Test
+	void anIdleWatchingFollowerSendsNoRequestWhileTheLeaderRenews() {
+		Replica a = replica("a");
+		Replica b = replica("b");
+		a.start();
+		this.time.runDue();
+		b.start();
+		this.time.advance(Duration.ofSeconds(1));
+		this.leases.clearRequests();
+		this.time.advance(Duration.ofMinutes(10));
+		assertThat(this.leases.requests()).hasSize(300).allMatch("a update"::equals);
+		assertThat(b.connection.openWatches()).isOne();
+		assertThat(a.connection.openWatches()).isZero();
+	}
+
+	@Test
+	void aWatchingFollowerTakesALeaseThatStoppedChangingAtItsExpiry() {
+		Replica a = replica("a");
+		Replica b = replica("b");
+		a.start();
+		this.time.runDue();
+		b.start();
+		this.time.advance(Duration.ofSeconds(1));
+		a.connection.blackHole();
+		long lastRenewal = this.time.nanoTime() - Duration.ofSeconds(1).toNanos();
+		awaitNewLeader(List.of(a, b), 0);
+		// b saw a's last renewal when it was written and took over one lease duration later.
+		assertThat(this.time.nanoTime() - lastRenewal).isEqualTo(LEASE_DURATION.toNanos());
+	}
+
+	@Test
+	void aFollowerWhoseWatchEndsPollsAndWatchesAgainAfterABackoff() {
+		Replica a = replica("a");
+		Replica b = replica("b");
+		a.start();
+		this.time.runDue();
+		b.start();
+		this.time.runDue();
+		assertThat(b.connection.openWatches()).isOne();
+		this.leases.clearRequests();
+		b.connection.endWatches();
+		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
+		assertThat(this.leases.requests()).contains("b get", "b watch");
+		assertThat(b.connection.openWatches()).isOne();
+		a.engine.stop(true);
+		this.time.runDue();
+		assertThat(b.engine.isLeader()).isTrue();
+	}
+
+	@Test
+	void aFollowerThatCannotWatchPollsEveryRetryPeriod() {
+		Replica a = replica("a");
+		Replica b = replica("b");
+		b.connection.allowWatching(false);
+		a.start();
+		this.time.runDue();
+		b.start();
+		this.time.runDue();
+		this.leases.clearRequests();
+		this.time.advance(Duration.ofMinutes(1));
+		long polls = this.leases.requests().stream().filter("b get"::equals).count();
+		assertThat(polls).isBetween(25L, 30L);
 	}
 
 	@Test

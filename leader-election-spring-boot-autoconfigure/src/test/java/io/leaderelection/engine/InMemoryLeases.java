@@ -21,6 +21,8 @@ final class InMemoryLeases {
 
 	private final List<String> requests = new ArrayList<>();
 
+	private final List<Watcher> watchers = new ArrayList<>();
+
 	synchronized LeaseRecord stored() {
 		return this.stored;
 	}
@@ -38,11 +40,21 @@ final class InMemoryLeases {
 	synchronized LeaseRecord edit(UnaryOperator<LeaseRecord> change) {
 		LeaseRecord changed = change.apply(this.stored);
 		this.stored = withVersion(changed);
+		notifyWatchers();
 		return this.stored;
 	}
 
 	synchronized void delete() {
 		this.stored = null;
+		notifyWatchers();
+	}
+
+	private void notifyWatchers() {
+		for (Watcher watcher : List.copyOf(this.watchers)) {
+			if (watcher.connection.fault == Fault.NONE) {
+				watcher.listener.changed(this.stored);
+			}
+		}
 	}
 
 	Connection connect(String replica) {
@@ -59,6 +71,7 @@ final class InMemoryLeases {
 					throw new LeaseConflictException(verb, LEASE, "already exists");
 				}
 				this.stored = withVersion(record);
+				notifyWatchers();
 				return this.stored;
 			default:
 				if (this.stored == null) {
@@ -68,6 +81,7 @@ final class InMemoryLeases {
 					throw new LeaseConflictException(verb, LEASE, "the object has been modified");
 				}
 				this.stored = withVersion(record);
+				notifyWatchers();
 				return this.stored;
 		}
 	}
@@ -83,6 +97,8 @@ final class InMemoryLeases {
 		private final String replica;
 
 		private volatile Fault fault = Fault.NONE;
+
+		private volatile boolean watchable = true;
 
 		private final List<CompletableFuture<?>> hanging = new ArrayList<>();
 
@@ -102,6 +118,47 @@ final class InMemoryLeases {
 
 		void heal() {
 			this.fault = Fault.NONE;
+		}
+
+		/** Whether this replica may watch; when not, its followers poll. */
+		void allowWatching(boolean allowed) {
+			this.watchable = allowed;
+		}
+
+		/** Ends this replica's watches as a server closing them would. */
+		void endWatches() {
+			synchronized (InMemoryLeases.this) {
+				for (Watcher watcher : List.copyOf(InMemoryLeases.this.watchers)) {
+					if (watcher.connection == this) {
+						InMemoryLeases.this.watchers.remove(watcher);
+						watcher.listener.ended(new IllegalStateException("watch closed by the server"));
+					}
+				}
+			}
+		}
+
+		/** Watches this replica has open. */
+		long openWatches() {
+			synchronized (InMemoryLeases.this) {
+				return InMemoryLeases.this.watchers.stream().filter((watcher) -> watcher.connection == this).count();
+			}
+		}
+
+		@Override
+		public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
+			if (!this.watchable) {
+				return null;
+			}
+			synchronized (InMemoryLeases.this) {
+				InMemoryLeases.this.requests.add(this.replica + " watch");
+				Watcher watcher = new Watcher(this, listener);
+				InMemoryLeases.this.watchers.add(watcher);
+				return () -> {
+					synchronized (InMemoryLeases.this) {
+						InMemoryLeases.this.watchers.remove(watcher);
+					}
+				};
+			}
 		}
 
 		/** Requests that got no answer and were cancelled by the caller's timeout. */
@@ -149,6 +206,9 @@ final class InMemoryLeases {
 			}
 		}
 
+	}
+
+	private record Watcher(Connection connection, LeaseWatch.Listener listener) {
 	}
 
 	private enum Fault {

@@ -6,6 +6,9 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.TimeZone;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -29,6 +32,7 @@ import io.leaderelection.engine.LeaseConflictException;
 import io.leaderelection.engine.LeaseNotFoundException;
 import io.leaderelection.engine.LeaseRecord;
 import io.leaderelection.engine.LeaseStoreException;
+import io.leaderelection.engine.LeaseWatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -491,6 +495,43 @@ class KubernetesLeaseStoreCrudTests {
 	}
 
 	// ---- helpers ---------------------------------------------------------------------------
+
+	@Test
+	void aWatchTellsOfEveryChangeAfterTheVersionItStartsFromAndOfTheDeletion() throws Exception {
+		KubernetesLeaseStore store = store(NS, NAME);
+		LeaseRecord created = await(store.create(new LeaseRecord("a", 15, Instant.now(), Instant.now(), 0, null),
+				TIMEOUT));
+		BlockingQueue<Optional<LeaseRecord>> changes = new LinkedBlockingQueue<>();
+		LeaseWatch watch = store.watch(created.resourceVersion(), new LeaseWatch.Listener() {
+			@Override
+			public void changed(LeaseRecord record) {
+				changes.add(Optional.ofNullable(record));
+			}
+
+			@Override
+			public void ended(Throwable cause) {
+			}
+		});
+		try {
+			LeaseRecord renewed = await(store.update(new LeaseRecord("a", 15, created.acquireTime(), Instant.now(), 0,
+					created.resourceVersion()), TIMEOUT));
+			Optional<LeaseRecord> first = changes.poll(5, TimeUnit.SECONDS);
+			if (first != null && first.isPresent() && created.resourceVersion().equals(first.get().resourceVersion())) {
+				// The mock server, unlike a real one, first replays the version the watch starts from.
+				first = changes.poll(5, TimeUnit.SECONDS);
+			}
+			assertThat(first).isNotNull();
+			assertThat(first).hasValueSatisfying((record) -> {
+				assertThat(record.resourceVersion()).isEqualTo(renewed.resourceVersion());
+				assertThat(record.renewTime()).isEqualTo(renewed.renewTime());
+			});
+			this.client.leases().inNamespace(NS).withName(NAME).delete();
+			assertThat(changes.poll(5, TimeUnit.SECONDS)).isEmpty();
+		}
+		finally {
+			watch.close();
+		}
+	}
 
 	private KubernetesLeaseStore store(String namespace, String name) {
 		return new KubernetesLeaseStores(this.client).forLease(namespace, name);

@@ -1,0 +1,24 @@
+package io.leaderelection.engine;
+
+/**
+ * A running watch of one Lease, from {@link LeaseStore#watch}.
+ */
+public interface LeaseWatch {
+
+	/** Stops the watch; the listener is told nothing more. */
+	void close();
+
+	/**
+	 * Told of every change of the watched Lease, on whatever thread the store delivers it.
+	 */
+	interface Listener {
+
+		/** The Lease changed to this record; {@code null} when it was deleted. */
+		void changed(LeaseRecord record);
+
+		/** The watch ended on its own, failed or closed by the server; nothing more will come. */
+		void ended(Throwable cause);
+
+	}
+
+}
