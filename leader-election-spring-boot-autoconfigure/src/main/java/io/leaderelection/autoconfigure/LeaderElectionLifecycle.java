@@ -45,6 +45,7 @@ public class LeaderElectionLifecycle implements SmartLifecycle {
 
 	@Override
 	public void start() {
+		this.drains.forEach(LeaderWorkDrain::resume);
 		this.engine.start();
 		this.running = true;
 	}

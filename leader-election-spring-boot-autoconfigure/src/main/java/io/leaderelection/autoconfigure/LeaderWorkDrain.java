@@ -4,9 +4,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Leader work that must end before the Leases are released on shutdown.
+ * Leader work that must end before the Leases are released when the elector stops.
  */
-@FunctionalInterface
 public interface LeaderWorkDrain {
 
 	/**
@@ -14,5 +13,8 @@ public interface LeaderWorkDrain {
 	 * timeout has passed, whichever comes first.
 	 */
 	CompletableFuture<Void> drain(Duration timeout);
+
+	/** Accepts leader work again: the elector starts again after a stop. */
+	void resume();
 
 }

@@ -36,7 +36,7 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 
 	private final Map<String, List<GatedLifecycle>> lifecycles = new ConcurrentHashMap<>();
 
-	private final CompletableFuture<Void> idle = new CompletableFuture<>();
+	private volatile CompletableFuture<Void> idle = new CompletableFuture<>();
 
 	private volatile boolean draining;
 
@@ -125,6 +125,14 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 			this.idle.complete(null);
 		}
 		return this.idle.copy().completeOnTimeout(null, timeout.toMillis(), TimeUnit.MILLISECONDS);
+	}
+
+	@Override
+	public void resume() {
+		if (this.draining) {
+			this.idle = new CompletableFuture<>();
+			this.draining = false;
+		}
 	}
 
 	private void stopLifecycles(String election) {
