@@ -30,9 +30,7 @@ class ElectionEngineTest {
 
 	@Test
 	void acquiresAFreeLeaseByCreatingIt() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		assertThat(a.engine.isLeader()).isTrue();
 		assertThat(a.events).containsExactly("granted 0");
 		LeaseRecord stored = this.leases.stored();
@@ -88,9 +86,7 @@ class ElectionEngineTest {
 
 	@Test
 	void renewingKeepsTheGateOpenWithOneWritePerRenewal() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		this.leases.clearRequests();
 		for (int i = 0; i < 100; i++) {
 			this.time.advance(Duration.ofMillis(500));
@@ -102,9 +98,7 @@ class ElectionEngineTest {
 
 	@Test
 	void aRenewalThatHangsClosesTheGateExactlyAtTheRenewDeadline() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		this.time.advance(Duration.ofSeconds(5));
 		long lastRenewStart = this.time.nanoTime() - Duration.ofSeconds(1).toNanos();
 		assertThat(this.leases.requests()).last().isEqualTo("a update");
@@ -123,9 +117,7 @@ class ElectionEngineTest {
 
 	@Test
 	void theGateClosesAtTheDeadlineEvenWhenTheSchedulerNeverRuns() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		long acquiredAt = this.time.nanoTime();
 		// No task runs from here on: a paused or blocked loop must not keep the gate open.
 		long deadline = acquiredAt + RENEW_DEADLINE.toNanos();
@@ -139,9 +131,7 @@ class ElectionEngineTest {
 
 	@Test
 	void aFailingRenewalIsRetriedWithinTheDeadline() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		a.connection.failRequests();
 		this.time.advance(Duration.ofSeconds(6));
 		assertThat(a.engine.isLeader()).isTrue();
@@ -154,9 +144,7 @@ class ElectionEngineTest {
 
 	@Test
 	void healthTellsHowLongCallsHaveFailedAndWhenALeaderIsStuckPastItsDeadline() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		ElectionHealth healthy = a.engine.health("default");
 		assertThat(healthy.leader()).isTrue();
 		assertThat(healthy.failingFor()).isZero();
@@ -181,9 +169,7 @@ class ElectionEngineTest {
 
 	@Test
 	void aConflictOnRenewalFromAnotherHolderRevokes() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		this.leases.edit((held) -> new LeaseRecord("thief", 15, wallNow(), wallNow(), 1, null));
 		this.time.advance(RETRY_PERIOD);
 		assertThat(a.engine.isLeader()).isFalse();
@@ -194,9 +180,7 @@ class ElectionEngineTest {
 
 	@Test
 	void aConflictOnRenewalFromAnEditThatKeptUsAsHolderRenewsAgain() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		this.leases.edit((held) -> held);
 		this.time.advance(RETRY_PERIOD);
 		assertThat(a.engine.isLeader()).isTrue();
@@ -206,9 +190,7 @@ class ElectionEngineTest {
 
 	@Test
 	void theLeaseDeletedWhileLeadingRevokesThenRejoinsWithAHigherToken() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		this.leases.delete();
 		this.time.advance(RETRY_PERIOD);
 		assertThat(a.events).containsExactly("granted 0", "revoked LEASE_DELETED", "granted 1");
@@ -218,12 +200,10 @@ class ElectionEngineTest {
 
 	@Test
 	void stoppingReleasesTheLeaseAfterClosingTheGateAndAPollingFollowerTakesItAtItsNextAttempt() {
-		Replica a = replica("a");
+		Replica a = leader("a");
 		Replica b = replica("b");
 		b.connection.allowWatching(false);
-		a.start();
-		this.time.runDue();
-		b.start();
+		follower(b);
 		this.time.advance(Duration.ofSeconds(3));
 		a.onRevoked = () -> assertThat(a.engine.isLeader()).isFalse();
 		a.engine.stop(true);
@@ -240,11 +220,8 @@ class ElectionEngineTest {
 
 	@Test
 	void aWatchingFollowerTakesAReleasedLeaseAtOnce() {
-		Replica a = replica("a");
-		Replica b = replica("b");
-		a.start();
-		this.time.runDue();
-		b.start();
+		Replica a = leader("a");
+		Replica b = follower(replica("b"));
 		this.time.advance(Duration.ofSeconds(3));
 		this.leases.clearRequests();
 		a.engine.stop(true);
@@ -256,11 +233,8 @@ class ElectionEngineTest {
 
 	@Test
 	void anIdleWatchingFollowerSendsNoRequestWhileTheLeaderRenews() {
-		Replica a = replica("a");
-		Replica b = replica("b");
-		a.start();
-		this.time.runDue();
-		b.start();
+		Replica a = leader("a");
+		Replica b = follower(replica("b"));
 		this.time.advance(Duration.ofSeconds(1));
 		this.leases.clearRequests();
 		this.time.advance(Duration.ofMinutes(10));
@@ -271,11 +245,8 @@ class ElectionEngineTest {
 
 	@Test
 	void aWatchingFollowerTakesALeaseThatStoppedChangingAtItsExpiry() {
-		Replica a = replica("a");
-		Replica b = replica("b");
-		a.start();
-		this.time.runDue();
-		b.start();
+		Replica a = leader("a");
+		Replica b = follower(replica("b"));
 		this.time.advance(Duration.ofSeconds(1));
 		a.connection.blackHole();
 		long lastRenewal = this.time.nanoTime() - Duration.ofSeconds(1).toNanos();
@@ -286,11 +257,8 @@ class ElectionEngineTest {
 
 	@Test
 	void aFollowerWhoseWatchEndsPollsAndWatchesAgainAfterABackoff() {
-		Replica a = replica("a");
-		Replica b = replica("b");
-		a.start();
-		this.time.runDue();
-		b.start();
+		Replica a = leader("a");
+		Replica b = follower(replica("b"));
 		this.time.runDue();
 		assertThat(b.connection.openWatches()).isOne();
 		this.leases.clearRequests();
@@ -305,12 +273,10 @@ class ElectionEngineTest {
 
 	@Test
 	void aFollowerThatCannotWatchPollsEveryRetryPeriod() {
-		Replica a = replica("a");
+		Replica a = leader("a");
 		Replica b = replica("b");
 		b.connection.allowWatching(false);
-		a.start();
-		this.time.runDue();
-		b.start();
+		follower(b);
 		this.time.runDue();
 		this.leases.clearRequests();
 		this.time.advance(Duration.ofMinutes(1));
@@ -320,9 +286,7 @@ class ElectionEngineTest {
 
 	@Test
 	void stoppingWithoutReleaseLeavesTheLeaseToExpire() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		a.engine.stop(false);
 		this.time.runDue();
 		assertThat(a.engine.isLeader()).isFalse();
@@ -332,9 +296,7 @@ class ElectionEngineTest {
 
 	@Test
 	void steppingDownReleasesAndStaysOutForALeaseDuration() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		long steppedDownAt = this.time.nanoTime();
 		a.engine.stepDown("default");
 		this.time.runDue();
@@ -349,9 +311,7 @@ class ElectionEngineTest {
 
 	@Test
 	void rejoinsAfterLosingToAnOutage() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		a.connection.failRequests();
 		this.time.advance(RENEW_DEADLINE.plus(RETRY_PERIOD));
 		assertThat(a.engine.isLeader()).isFalse();
@@ -363,11 +323,8 @@ class ElectionEngineTest {
 
 	@Test
 	void aBlackHoledLeaderIsReplacedOnlyAfterItsGateClosed() {
-		Replica a = replica("a");
-		Replica b = replica("b");
-		a.start();
-		this.time.runDue();
-		b.start();
+		Replica a = leader("a");
+		Replica b = follower(replica("b"));
 		this.time.advance(Duration.ofSeconds(1));
 		a.connection.blackHole();
 		long gateClosedAt = -1;
@@ -392,9 +349,7 @@ class ElectionEngineTest {
 
 	@Test
 	void aCandidateWhoseWallClockIsAnHourAheadNeverRobsALiveLeader() {
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
+		Replica a = leader("a");
 		Replica skewed = replica("skewed", Duration.ofHours(1));
 		skewed.start();
 		this.time.advance(Duration.ofMinutes(5));
@@ -443,6 +398,21 @@ class ElectionEngineTest {
 			this.time.advance(Duration.ofMillis(1));
 		}
 		throw new AssertionError("no new leader within a minute");
+	}
+
+	/** A replica that starts on a free Lease and so leads. */
+	private Replica leader(String identity) {
+		Replica replica = replica(identity);
+		replica.start();
+		this.time.runDue();
+		assertThat(replica.engine.isLeader()).isTrue();
+		return replica;
+	}
+
+	private Replica follower(Replica replica) {
+		replica.start();
+		this.time.runDue();
+		return replica;
 	}
 
 	private Instant wallNow() {
