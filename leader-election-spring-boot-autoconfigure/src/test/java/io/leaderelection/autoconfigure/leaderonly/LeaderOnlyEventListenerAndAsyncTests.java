@@ -3,8 +3,10 @@ package io.leaderelection.autoconfigure.leaderonly;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
 import org.junit.jupiter.api.AfterAll;
@@ -95,6 +97,34 @@ class LeaderOnlyEventListenerAndAsyncTests {
 		});
 	}
 
+	@Test
+	void asyncCallQueuedOnTheLeaderIsSkippedWhenLeadershipEndsBeforeItRuns() {
+		async(Replicas.leader(server)).withPropertyValues("spring.task.execution.pool.core-size=1")
+			.run((context) -> {
+				Replicas.awaitLeader(context, "default");
+				Exports exports = context.getBean(Exports.class);
+				CountDownLatch occupied = new CountDownLatch(1);
+				CountDownLatch release = new CountDownLatch(1);
+				CompletableFuture<Void> occupying = exports.occupy(occupied, release);
+				CompletableFuture<String> export;
+				try {
+					assertThat(occupied.await(10, TimeUnit.SECONDS)).isTrue();
+					// queued behind the occupying task while this replica leads
+					export = exports.export("orders");
+					context.getBean(LeaderElector.class).stepDown("default");
+					assertThat(export).isNotDone();
+				}
+				finally {
+					release.countDown();
+				}
+				occupying.get(10, TimeUnit.SECONDS);
+				// the gate is read on the executor thread, when the body would run
+				assertThat(export.get(10, TimeUnit.SECONDS)).isNull();
+				assertThat(exports.threads()).isEmpty();
+				assertThat(context.getBean(LeaderOnlyInvocations.class).count("default", Outcome.SKIPPED)).isOne();
+			});
+	}
+
 	private static ApplicationContextRunner async(ApplicationContextRunner replica) {
 		return replica.withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class))
 			.withUserConfiguration(AsyncConfiguration.class)
@@ -146,6 +176,15 @@ class LeaderOnlyEventListenerAndAsyncTests {
 		public CompletableFuture<String> export(String table) {
 			this.threads.add(Thread.currentThread().getName());
 			return CompletableFuture.completedFuture("exported " + table);
+		}
+
+		/** Keeps an executor thread busy until released. */
+		@Async
+		public CompletableFuture<Void> occupy(CountDownLatch occupied, CountDownLatch release)
+				throws InterruptedException {
+			occupied.countDown();
+			release.await();
+			return CompletableFuture.completedFuture(null);
 		}
 
 		/** The threads the body ran on. */
