@@ -106,8 +106,109 @@ class LeaderOnlyInterruptOnRevokeTests {
 		});
 	}
 
+	@Test
+	void anInterruptedCallKeepsItsInterruptWhenANestedInterruptedCallReturns() {
+		Replicas.leader(server).withBean(Steps.class).withBean(Loop.class).run((context) -> {
+			Replicas.awaitLeader(context, "default");
+			Loop loop = context.getBean(Loop.class);
+			Future<String> looping = this.interruptiblePool
+				.submit(() -> loop.untilInterrupted() + ", flag after the call: " + interruptFlag());
+			assertThat(loop.entered().await(10, TimeUnit.SECONDS)).isTrue();
+			context.getBean(LeaderElector.class).stepDown("default");
+			// Both calls opted in and were interrupted; the nested one must not clear the
+			// interrupt the enclosing one is still to see, nor may either leave it behind.
+			assertThat(looping.get(20, TimeUnit.SECONDS)).isEqualTo("interrupted, flag after the call: false");
+		});
+	}
+
+	@Test
+	void anEnclosingCallThatDidNotOptInDoesNotSeeTheInterruptOfANestedCall() {
+		Replicas.leader(server).withBean(Steps.class).withBean(Loop.class).run((context) -> {
+			Replicas.awaitLeader(context, "default");
+			Loop loop = context.getBean(Loop.class);
+			Future<String> stepping = this.interruptiblePool
+				.submit(() -> loop.oneStepPolitely() + ", flag after the call: " + interruptFlag());
+			assertThat(loop.entered().await(10, TimeUnit.SECONDS)).isTrue();
+			context.getBean(LeaderElector.class).stepDown("default");
+			assertThat(stepping.get(20, TimeUnit.SECONDS))
+				.isEqualTo("step interrupted, flag in the caller: false, flag after the call: false");
+		});
+	}
+
 	private static boolean interruptFlag() {
 		return Thread.currentThread().isInterrupted();
+	}
+
+	static class Steps {
+
+		/** Sleeps a little unless interrupted; keeps the interrupt status. */
+		@LeaderOnly(interruptOnRevoke = true)
+		public boolean step(CountDownLatch entered) {
+			entered.countDown();
+			try {
+				Thread.sleep(50);
+				return true;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
+			}
+		}
+
+		/** Waits for an interrupt; keeps the interrupt status. */
+		@LeaderOnly(interruptOnRevoke = true)
+		public boolean longStep(CountDownLatch entered) {
+			entered.countDown();
+			try {
+				Thread.sleep(60_000);
+				return true;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
+			}
+		}
+
+	}
+
+	static class Loop {
+
+		private final Steps steps;
+
+		private final CountDownLatch entered = new CountDownLatch(1);
+
+		Loop(Steps steps) {
+			this.steps = steps;
+		}
+
+		/**
+		 * Takes leader-only steps until interrupted (on a follower they are skipped at once),
+		 * giving up after ten seconds.
+		 */
+		@LeaderOnly(interruptOnRevoke = true)
+		public String untilInterrupted() {
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+			while (!Thread.currentThread().isInterrupted()) {
+				if (System.nanoTime() - deadline > 0) {
+					return "never interrupted";
+				}
+				this.steps.step(this.entered);
+			}
+			return "interrupted";
+		}
+
+		/** Not interruptible itself; takes one step that is. */
+		@LeaderOnly
+		public String oneStepPolitely() {
+			boolean completed = this.steps.longStep(this.entered);
+			return (completed ? "step completed" : "step interrupted") + ", flag in the caller: "
+					+ Thread.currentThread().isInterrupted();
+		}
+
+		public CountDownLatch entered() {
+			return this.entered;
+		}
+
 	}
 
 	static class Sync {
