@@ -106,7 +106,12 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 		for (GatedLifecycle bean : beans) {
 			if (!this.draining) {
 				logger.info("Starting leader-only bean '{}' of election '{}'", bean.name, election);
-				bean.lifecycle.start();
+				try {
+					bean.lifecycle.start();
+				}
+				catch (RuntimeException ex) {
+					logger.error("Failed to start leader-only bean '{}' of election '{}'", bean.name, election, ex);
+				}
 			}
 		}
 	}
@@ -146,9 +151,15 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 		List<GatedLifecycle> beans = new ArrayList<>(this.lifecycles.getOrDefault(election, List.of()));
 		beans.sort(Comparator.comparingInt(GatedLifecycle::phase).reversed());
 		for (GatedLifecycle bean : beans) {
-			if (bean.lifecycle.isRunning()) {
-				logger.info("Stopping leader-only bean '{}' of election '{}'", bean.name, election);
-				bean.lifecycle.stop();
+			try {
+				if (bean.lifecycle.isRunning()) {
+					logger.info("Stopping leader-only bean '{}' of election '{}'", bean.name, election);
+					bean.lifecycle.stop();
+				}
+			}
+			catch (RuntimeException ex) {
+				// The others must still stop, running calls still be told, the Lease still released.
+				logger.error("Failed to stop leader-only bean '{}' of election '{}'", bean.name, election, ex);
 			}
 		}
 	}
