@@ -77,12 +77,92 @@ class LeaderOnlyLifecycleTests {
 		assertThat(closed.get().starts()).isEqualTo(2);
 	}
 
+	@Test
+	void aBeanFailingToStartDoesNotKeepTheOthersFromStarting() {
+		Replicas.leader(server).withBean(BrokenStart.class).withBean(MiddlePoller.class).run((context) -> {
+			Replicas.awaitLeader(context, "default");
+			MiddlePoller poller = context.getBean(MiddlePoller.class);
+			await().atMost(Replicas.WAIT).until(poller::isRunning);
+			assertThat(context.getBean(BrokenStart.class).starts()).isOne();
+		});
+	}
+
+	@Test
+	void aBeanFailingToStopDoesNotKeepTheOthersRunningAfterARevocation() {
+		Replicas.leader(server).withBean(BrokenStop.class).withBean(MiddlePoller.class).run((context) -> {
+			Replicas.awaitLeader(context, "default");
+			MiddlePoller poller = context.getBean(MiddlePoller.class);
+			BrokenStop broken = context.getBean(BrokenStop.class);
+			await().atMost(Replicas.WAIT).until(() -> poller.isRunning() && broken.isRunning());
+			context.getBean(LeaderElector.class).stepDown("default");
+			// stopped in descending phase order: the broken bean (phase 100) fails first
+			await().atMost(Replicas.WAIT).until(() -> broken.stops() > 0);
+			await().atMost(Replicas.WAIT).until(() -> !poller.isRunning());
+		});
+	}
+
+	@Test
+	void aBeanFailingToStopDoesNotKeepTheLeaseFromBeingReleasedOnShutdown() {
+		String leaseName = Replicas.freshLeaseName();
+		Replicas.replica(server, leaseName).withBean(BrokenStop.class).run((context) -> {
+			Replicas.awaitLeader(context, "default");
+			BrokenStop broken = context.getBean(BrokenStop.class);
+			await().atMost(Replicas.WAIT).until(broken::isRunning);
+			context.close();
+			assertThat(broken.stops()).isPositive();
+			assertThat(server.lease(leaseName).getSpec().getHolderIdentity()).isEmpty();
+			assertThat(server.lease(leaseName).getSpec().getLeaseDurationSeconds()).isOne();
+		});
+	}
+
+	/** Started before and stopped after {@link BrokenStop}, after {@link BrokenStart}. */
+	static class MiddlePoller extends Poller {
+
+		@Override
+		public int getPhase() {
+			return 0;
+		}
+
+	}
+
+	@LeaderOnly
+	static class BrokenStart extends Poller {
+
+		@Override
+		public void start() {
+			super.start();
+			throw new IllegalStateException("cannot start");
+		}
+
+		@Override
+		public int getPhase() {
+			return -100;
+		}
+
+	}
+
+	@LeaderOnly
+	static class BrokenStop extends Poller {
+
+		@Override
+		public void stop() {
+			super.stops.incrementAndGet();
+			throw new IllegalStateException("cannot stop");
+		}
+
+		@Override
+		public int getPhase() {
+			return 100;
+		}
+
+	}
+
 	@LeaderOnly
 	static class Poller implements SmartLifecycle {
 
 		private final AtomicInteger starts = new AtomicInteger();
 
-		private final AtomicInteger stops = new AtomicInteger();
+		final AtomicInteger stops = new AtomicInteger();
 
 		private volatile boolean running;
 
