@@ -76,10 +76,17 @@ class LeaderOnlyAttributeSource {
 		}
 		Class<?> type = (targetClass != null) ? targetClass : method.getDeclaringClass();
 		if (Lifecycle.class.isAssignableFrom(type) || !Modifier.isPublic(method.getModifiers())
-				|| method.getDeclaringClass() == Object.class || !ClassUtils.isUserLevelMethod(method)) {
+				|| method.getDeclaringClass() == Object.class || isObjectMethod(method)
+				|| !ClassUtils.isUserLevelMethod(method)) {
 			return NONE;
 		}
 		return Optional.ofNullable(AnnotatedElementUtils.findMergedAnnotation(type, LeaderOnly.class));
+	}
+
+	/** {@code toString}, {@code equals} or {@code hashCode}, also where the class overrides them. */
+	private static boolean isObjectMethod(Method method) {
+		return AopUtils.isToStringMethod(method) || AopUtils.isEqualsMethod(method)
+				|| AopUtils.isHashCodeMethod(method);
 	}
 
 }

@@ -30,6 +30,9 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaderOnlyRegistry.class);
 
+	/** The innermost call under way on each thread; calls nest when gated code calls gated code. */
+	private static final ThreadLocal<Call> CURRENT = new ThreadLocal<>();
+
 	private final LeaderOnlyInvocations invocations;
 
 	private final Map<String, Set<Call>> running = new ConcurrentHashMap<>();
@@ -54,8 +57,9 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 			if (this.draining) {
 				return null;
 			}
-			Call call = new Call(election, Thread.currentThread(), interruptOnRevoke);
+			Call call = new Call(election, Thread.currentThread(), interruptOnRevoke, CURRENT.get());
 			calls.add(call);
+			CURRENT.set(call);
 			return call;
 		}
 	}
@@ -65,9 +69,20 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 		synchronized (calls) {
 			calls.remove(call);
 			if (call.interrupted) {
-				// Our interrupt must not leak into whatever the pooled thread runs next.
+				// Our interrupt must not leak into whatever the pooled thread runs next, but an
+				// enclosing call that was interrupted too must still see it. Checked after the
+				// clearing: a revocation marks a call before it interrupts the thread.
 				Thread.interrupted();
+				if (call.enclosedByInterruptedCall()) {
+					Thread.currentThread().interrupt();
+				}
 			}
+		}
+		if (call.enclosing != null) {
+			CURRENT.set(call.enclosing);
+		}
+		else {
+			CURRENT.remove();
 		}
 		if (this.draining && nothingRunning()) {
 			this.idle.complete(null);
@@ -91,7 +106,12 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 		for (GatedLifecycle bean : beans) {
 			if (!this.draining) {
 				logger.info("Starting leader-only bean '{}' of election '{}'", bean.name, election);
-				bean.lifecycle.start();
+				try {
+					bean.lifecycle.start();
+				}
+				catch (RuntimeException ex) {
+					logger.error("Failed to start leader-only bean '{}' of election '{}'", bean.name, election, ex);
+				}
 			}
 		}
 	}
@@ -139,9 +159,15 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 		List<GatedLifecycle> beans = new ArrayList<>(this.lifecycles.getOrDefault(election, List.of()));
 		beans.sort(Comparator.comparingInt(GatedLifecycle::phase).reversed());
 		for (GatedLifecycle bean : beans) {
-			if (bean.lifecycle.isRunning()) {
-				logger.info("Stopping leader-only bean '{}' of election '{}'", bean.name, election);
-				bean.lifecycle.stop();
+			try {
+				if (bean.lifecycle.isRunning()) {
+					logger.info("Stopping leader-only bean '{}' of election '{}'", bean.name, election);
+					bean.lifecycle.stop();
+				}
+			}
+			catch (RuntimeException ex) {
+				// The others must still stop, running calls still be told, the Lease still released.
+				logger.error("Failed to stop leader-only bean '{}' of election '{}'", bean.name, election, ex);
 			}
 		}
 	}
@@ -166,12 +192,26 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 
 		private final boolean interruptOnRevoke;
 
-		private boolean interrupted;
+		/** The call on the same thread this one runs within, {@code null} when none. */
+		private final Call enclosing;
 
-		Call(String election, Thread thread, boolean interruptOnRevoke) {
+		/** Set by a revocation, possibly of another election than that of a nested call. */
+		private volatile boolean interrupted;
+
+		Call(String election, Thread thread, boolean interruptOnRevoke, Call enclosing) {
 			this.election = election;
 			this.thread = thread;
 			this.interruptOnRevoke = interruptOnRevoke;
+			this.enclosing = enclosing;
+		}
+
+		private boolean enclosedByInterruptedCall() {
+			for (Call outer = this.enclosing; outer != null; outer = outer.enclosing) {
+				if (outer.interrupted) {
+					return true;
+				}
+			}
+			return false;
 		}
 
 	}

@@ -1,0 +1,81 @@
+package io.leaderelection.autoconfigure.leaderonly;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.leaderelection.LeaderElector;
+import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Application contexts of one replica each, with the leader election and {@code @LeaderOnly}
+ * auto-configurations, on a {@link MockLeaseServer}. Every runner campaigns for a Lease of its
+ * own, with short timings: a leader when the Lease is free, a follower when another candidate
+ * already holds it for an hour.
+ */
+final class Replicas {
+
+	/** The identity of the candidate that holds the Lease of a follower. */
+	static final String OTHER_HOLDER = "someone-else";
+
+	static final Duration WAIT = Duration.ofSeconds(10);
+
+	private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+	private Replicas() {
+	}
+
+	/** A fresh Lease name, so that contexts never see each other's holders. */
+	static String freshLeaseName() {
+		return "leader-only-" + SEQUENCE.incrementAndGet();
+	}
+
+	/** A replica whose default election's Lease is free: it becomes leader. */
+	static ApplicationContextRunner leader(MockLeaseServer server) {
+		return replica(server, freshLeaseName());
+	}
+
+	/** A replica whose default election's Lease is held by {@link #OTHER_HOLDER} for an hour. */
+	static ApplicationContextRunner follower(MockLeaseServer server) {
+		String leaseName = freshLeaseName();
+		server.holdForAnHour(leaseName, OTHER_HOLDER);
+		return replica(server, leaseName);
+	}
+
+	/** A replica campaigning for the given Lease in the default election. */
+	static ApplicationContextRunner replica(MockLeaseServer server, String leaseName) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
+					LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
+			.withBean(KubernetesClient.class, server::newClient)
+			.withPropertyValues("leader.election.namespace=" + MockLeaseServer.NAMESPACE,
+					"leader.election.lease-name=" + leaseName, "leader.election.identity=" + leaseName + "-replica",
+					"leader.election.lease-duration=2s", "leader.election.renew-deadline=1s",
+					"leader.election.retry-period=250ms");
+	}
+
+	/** Waits until the context's replica leads the election. */
+	static void awaitLeader(ApplicationContext context, String election) {
+		LeaderElector elector = context.getBean(LeaderElector.class);
+		await().atMost(WAIT).until(() -> elector.isLeader(election));
+	}
+
+	/**
+	 * Waits until the context's replica has read the election's Lease and seen that
+	 * {@link #OTHER_HOLDER} holds it; it does not lead.
+	 */
+	static void awaitFollower(ApplicationContext context, String election) {
+		LeaderElector elector = context.getBean(LeaderElector.class);
+		await().atMost(WAIT).until(() -> OTHER_HOLDER.equals(elector.status(election).holderIdentity()));
+		assertThat(elector.isLeader(election)).isFalse();
+	}
+
+}
