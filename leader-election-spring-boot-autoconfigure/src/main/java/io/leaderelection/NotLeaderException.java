@@ -10,10 +10,23 @@ public class NotLeaderException extends RuntimeException {
 	private final String holderIdentity;
 
 	public NotLeaderException(String election, String holderIdentity) {
-		super("Not the leader of election '" + election + "'; current holder: "
+		this(election, holderIdentity, "Not the leader of election '" + election + "'; current holder: "
 				+ ((holderIdentity != null) ? holderIdentity : "none"));
+	}
+
+	private NotLeaderException(String election, String holderIdentity, String message) {
+		super(message);
 		this.election = election;
 		this.holderIdentity = holderIdentity;
+	}
+
+	/**
+	 * The call was refused because the application is shutting down and draining its leader
+	 * work before it releases the election's Lease.
+	 */
+	public static NotLeaderException shuttingDown(String election, String holderIdentity) {
+		return new NotLeaderException(election, holderIdentity, "Leader-only work of election '" + election
+				+ "' is refused: this replica is shutting down and about to release the Lease");
 	}
 
 	public String getElection() {

@@ -77,6 +77,9 @@ final class Election {
 
 	private int highestTransitionsSeen = -1;
 
+	/** The last release written; complete when it was answered or timed out. */
+	private CompletableFuture<Void> pendingRelease = CompletableFuture.completedFuture(null);
+
 	/** A claim is on its way: its answer, not a watch event, decides what comes next. */
 	private boolean claimInFlight;
 
@@ -467,10 +470,12 @@ final class Election {
 	private CompletableFuture<Void> release(RevocationCause cause) {
 		Leadership released = this.leadership;
 		if (released == null) {
-			return CompletableFuture.completedFuture(null);
+			// A release written by a step-down may still be on its way: stopping waits for it too.
+			return this.pendingRelease;
 		}
 		revoke(cause);
 		CompletableFuture<Void> done = new CompletableFuture<>();
+		this.pendingRelease = done;
 		writeRelease(released, true, done);
 		return done;
 	}

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
 import io.leaderelection.LeaderStatus;
@@ -307,6 +308,18 @@ class ElectionEngineTest {
 		this.time.advance(RETRY_PERIOD.multipliedBy(2));
 		assertThat(a.engine.isLeader()).isTrue();
 		assertThat(a.events).containsExactly("granted 0", "revoked STEPPED_DOWN", "granted 1");
+	}
+
+	@Test
+	void stoppingRightAfterASteppingDownWaitsForItsRelease() {
+		Replica a = leader("a");
+		a.connection.blackHole();
+		a.engine.stepDown("default");
+		CompletableFuture<Void> stopped = a.engine.stop(true);
+		this.time.advance(RENEW_DEADLINE.minusMillis(1));
+		assertThat(stopped).isNotDone();
+		this.time.advance(Duration.ofMillis(1));
+		assertThat(stopped).isDone();
 	}
 
 	@Test

@@ -57,7 +57,10 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		LeaderOnlyRegistry.Call call = registry.enter(election, leaderOnly.interruptOnRevoke());
 		if (call == null) {
 			invocations.record(election, Outcome.REFUSED);
-			return notLeader(leaderOnly, method);
+			if (leaderOnly.throwIfNotLeader()) {
+				throw NotLeaderException.shuttingDown(election, this.elector.getObject().identity());
+			}
+			return emptyResult(method.getReturnType());
 		}
 		try {
 			// Checked once the call is registered, so that a revocation after this point finds it.
