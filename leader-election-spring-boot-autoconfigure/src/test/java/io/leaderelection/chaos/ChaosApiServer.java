@@ -1,0 +1,203 @@
+package io.leaderelection.chaos;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+
+/**
+ * fabric8's mock API server in CRUD mode on loopback: it stores objects, bumps resourceVersion
+ * and answers a stale write with 409. On top of that it can be stopped and restarted on its port
+ * with its objects kept, as an API server restarts in front of its etcd, and told to answer
+ * chosen requests itself (403, 404, 500, an answer that never comes) instead of serving them.
+ */
+public final class ChaosApiServer implements AutoCloseable {
+
+	/** The header naming the client of every request, so that an answer can target one replica. */
+	public static final String CLIENT_HEADER = "X-Chaos-Client";
+
+	/**
+	 * The mock server logs every request at INFO through java.util.logging; a chaos run sends
+	 * hundreds a second. Held here so that the level set on it is not lost with the logger.
+	 */
+	private static final Logger MOCK_SERVER_LOGGER = Logger.getLogger(MockWebServer.class.getName());
+
+	private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+	private final AnsweringDispatcher dispatcher = new AnsweringDispatcher();
+
+	private final int port;
+
+	private KubernetesMockServer server;
+
+	private ChaosApiServer() {
+		MOCK_SERVER_LOGGER.setLevel(Level.WARNING);
+		this.server = serve(0);
+		this.port = this.server.getPort();
+	}
+
+	public static ChaosApiServer start() {
+		return new ChaosApiServer();
+	}
+
+	public int port() {
+		return this.port;
+	}
+
+	/** A client that talks to the server directly, not through any replica's link. */
+	public KubernetesClient client(String clientName) {
+		return new KubernetesClientBuilder().withConfig(config(this.port, clientName).build()).build();
+	}
+
+	/**
+	 * The configuration of a client for a server, or a link to it, on a loopback port. Every
+	 * request carries the {@value #CLIENT_HEADER} header with the client's name.
+	 */
+	public static ConfigBuilder config(int port, String clientName) {
+		return new ConfigBuilder().withMasterUrl("http://127.0.0.1:" + port)
+			.withConnectionTimeout(500)
+			.withCustomHeaders(Map.of(CLIENT_HEADER, clientName));
+	}
+
+	/** Stops serving: connections are closed and new ones refused. The stored objects are kept. */
+	public synchronized void stop() {
+		if (this.server != null) {
+			this.server.destroy();
+			this.server = null;
+		}
+	}
+
+	/** Serves again on the same port, with the objects stored before the stop. */
+	public synchronized void restart() {
+		if (this.server == null) {
+			this.server = serve(this.port);
+		}
+	}
+
+	/**
+	 * From now on, answers the matching requests with the given response instead of serving
+	 * them, until the returned answer is withdrawn. The latest matching answer wins.
+	 */
+	public Answer answer(Predicate<RecordedRequest> requests, Supplier<MockResponse> response) {
+		Answer answer = new Answer(requests, response, this.dispatcher.answers);
+		this.dispatcher.answers.add(0, answer);
+		return answer;
+	}
+
+	/** Requests sent by the named client. */
+	public static Predicate<RecordedRequest> from(String clientName) {
+		return (request) -> clientName.equals(request.getHeader(CLIENT_HEADER));
+	}
+
+	/** Requests with the given HTTP method, e.g. {@code PUT}. */
+	public static Predicate<RecordedRequest> method(String method) {
+		return (request) -> method.equalsIgnoreCase(request.getMethod());
+	}
+
+	/** An error answer with a Kubernetes Status body, as the API server gives. */
+	public static MockResponse status(int code, String reason, String message) {
+		return new MockResponse().setResponseCode(code)
+			.setHeader("Content-Type", "application/json")
+			.setBody(SERIALIZATION.asJson(new StatusBuilder().withStatus("Failure")
+				.withCode(code)
+				.withReason(reason)
+				.withMessage(message)
+				.build()));
+	}
+
+	/** An answer that comes only after the given delay: a server that hangs. */
+	public static MockResponse after(Duration delay, MockResponse response) {
+		return response.setBodyDelay(delay.toMillis(), TimeUnit.MILLISECONDS);
+	}
+
+	@Override
+	public void close() {
+		stop();
+	}
+
+	private KubernetesMockServer serve(int port) {
+		MockWebServer webServer = new MockWebServer();
+		this.dispatcher.requestLog = webServer;
+		KubernetesMockServer server = new KubernetesMockServer(new Context(), webServer, new HashMap<>(),
+				this.dispatcher, false);
+		server.init(InetAddress.getLoopbackAddress(), port);
+		return server;
+	}
+
+	/** An answer given instead of the server's own until withdrawn. */
+	public static final class Answer implements AutoCloseable {
+
+		private final Predicate<RecordedRequest> requests;
+
+		private final Supplier<MockResponse> response;
+
+		private final List<Answer> answers;
+
+		private Answer(Predicate<RecordedRequest> requests, Supplier<MockResponse> response, List<Answer> answers) {
+			this.requests = requests;
+			this.response = response;
+			this.answers = answers;
+		}
+
+		/** Withdraws the answer: matching requests are served again. */
+		@Override
+		public void close() {
+			this.answers.remove(this);
+		}
+
+	}
+
+	/**
+	 * Serves CRUD unless an answer matches. It also empties the web server's request log at
+	 * every request: a long chaos run would otherwise keep every request in memory.
+	 */
+	private static final class AnsweringDispatcher extends KubernetesCrudDispatcher {
+
+		private final List<Answer> answers = new CopyOnWriteArrayList<>();
+
+		private volatile MockWebServer requestLog;
+
+		@Override
+		public MockResponse dispatch(RecordedRequest request) {
+			forgetRequests();
+			for (Answer answer : this.answers) {
+				if (answer.requests.test(request)) {
+					return answer.response.get();
+				}
+			}
+			return super.dispatch(request);
+		}
+
+		private void forgetRequests() {
+			try {
+				while (this.requestLog.takeRequest(0, TimeUnit.MILLISECONDS) != null) {
+					// dropped
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,92 @@
+package io.leaderelection.chaos;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+
+/**
+ * One replica of the application, like a pod of a StatefulSet: it outlives the processes that
+ * run in it. Each process started in it gets a new identity; the network link, the clock and
+ * the pauses belong to the replica.
+ */
+final class ReplicaSlot implements AutoCloseable {
+
+	private final String name;
+
+	private final NetworkLink link;
+
+	private final Pause pause = new Pause();
+
+	private volatile Duration clockOffset = Duration.ZERO;
+
+	private int processes;
+
+	ReplicaSlot(String name, NetworkLink link) {
+		this.name = name;
+		this.link = link;
+	}
+
+	String name() {
+		return this.name;
+	}
+
+	NetworkLink link() {
+		return this.link;
+	}
+
+	Pause pause() {
+		return this.pause;
+	}
+
+	/** The identity of the next process started in this replica. */
+	String nextIdentity(String elector) {
+		return elector + "-" + this.name + "-" + (++this.processes);
+	}
+
+	/** How far this replica's wall clock is from the true time. */
+	Duration clockOffset() {
+		return this.clockOffset;
+	}
+
+	void shiftClock(Duration offset) {
+		this.clockOffset = offset;
+	}
+
+	/** This replica's wall clock: UTC shifted by the current offset. */
+	Clock wallClock() {
+		return new ShiftedClock(this);
+	}
+
+	@Override
+	public void close() {
+		this.link.close();
+	}
+
+	private static final class ShiftedClock extends Clock {
+
+		private final ReplicaSlot slot;
+
+		ShiftedClock(ReplicaSlot slot) {
+			this.slot = slot;
+		}
+
+		@Override
+		public ZoneId getZone() {
+			return ZoneOffset.UTC;
+		}
+
+		@Override
+		public Clock withZone(ZoneId zone) {
+			throw new UnsupportedOperationException("A replica's clock is in UTC");
+		}
+
+		@Override
+		public Instant instant() {
+			return Instant.now().plus(this.slot.clockOffset);
+		}
+
+	}
+
+}
