@@ -1,17 +1,33 @@
 package io.leaderelection.chaos;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The chaos suite: five replicas, each in eight elections, on the CRUD API server while faults
- * are injected one at a time (see {@link ChaosRun}). The short run, part of every build, runs
- * this project's elector until 200 transitions. The seed is printed and can be set with
- * {@code -Dchaos.seed}.
+ * are injected one at a time (see {@link ChaosRun}).
+ * <p>
+ * The short run, part of every build, runs this project's elector until 200 transitions. The
+ * long run, {@code ./mvnw -B -pl leader-election-spring-boot-autoconfigure -am test
+ * -Dchaos.long=true -Dtest=LeaderElectionChaosTest -Dsurefire.failIfNoSpecifiedTests=false},
+ * runs this project's elector and fabric8's, 7.3.1 from the test class path and 7.8.0 from the
+ * class path the {@code chaos-long} profile resolves, until 2,000 transitions each, and writes
+ * {@code target/chaos-report.md}. Set the seed with {@code -Dchaos.seed}, the transitions with
+ * {@code -Dchaos.transitions}, and the electors with {@code -Dchaos.electors} (a comma-separated
+ * subset of {@code ours,fabric8-7.3.1,fabric8-7.8.0}).
  */
 @QuietChaosLogging
 class LeaderElectionChaosTest {
@@ -32,10 +48,56 @@ class LeaderElectionChaosTest {
 		assertThat(outcome.faults()).as("kinds of fault injected").containsOnlyKeys(FaultKind.values());
 	}
 
+	@Test
+	@EnabledIfSystemProperty(named = "chaos.long", matches = "true")
+	void longRunBesideFabric8() throws IOException {
+		int transitions = Integer.getInteger("chaos.transitions", 2000);
+		ChaosSettings settings = new ChaosSettings(seed(), REPLICAS, ELECTIONS, transitions, Duration.ofMinutes(45));
+		List<ChaosOutcome> outcomes = new ArrayList<>();
+		for (Supplier<Elector> elector : electors()) {
+			outcomes.add(new ChaosRun(elector.get(), settings).run());
+			System.out.println(ChaosReport.markdown(outcomes));
+		}
+		Path report = Path.of("target", "chaos-report.md");
+		Files.writeString(report, ChaosReport.markdown(outcomes));
+		System.out.println("Written to " + report.toAbsolutePath());
+		outcomes.stream().filter((outcome) -> outcome.elector().equals(new EngineElector().name())).forEach((outcome) -> {
+			assertThat(outcome.transitions()).as("transitions").isGreaterThanOrEqualTo(transitions);
+			assertNeverTwoLeaders(outcome);
+		});
+	}
+
 	private static void assertNeverTwoLeaders(ChaosOutcome outcome) {
 		assertThat(outcome.gateOverlaps().count()).as("gate overlaps: %s", outcome.overlapScenarios()).isZero();
 		assertThat(outcome.executionOverlaps().count()).as("leader-only execution overlaps").isZero();
 		assertThat(outcome.tokenRegressions()).as("fencing token regressions").isZero();
+	}
+
+	private static List<Supplier<Elector>> electors() {
+		Map<String, Supplier<Elector>> all = new LinkedHashMap<>();
+		all.put("ours", EngineElector::new);
+		all.put("fabric8-7.3.1", () -> fabric8("7.3.1", Fabric8Elector.onTestClassPath()));
+		all.put("fabric8-7.8.0", () -> fabric8("7.8.0", Fabric8Elector.isolated(fabric8ClassPath("7.8.0"))));
+		String chosen = System.getProperty("chaos.electors", String.join(",", all.keySet()));
+		return Arrays.stream(chosen.split(",")).map(String::trim).map((name) -> {
+			assertThat(all).as("electors").containsKey(name);
+			return all.get(name);
+		}).toList();
+	}
+
+	/** The elector, once checked to run the fabric8 version it is meant to. */
+	private static Elector fabric8(String version, Fabric8Elector elector) {
+		assertThat(elector.version()).as("fabric8 version loaded").isEqualTo(version);
+		return elector;
+	}
+
+	/** The file listing another fabric8 version's jars, written by the chaos-long profile. */
+	private static Path fabric8ClassPath(String version) {
+		String property = "chaos.fabric8-" + version + ".classpath";
+		String file = System.getProperty(property);
+		assertThat(file).as("%s: run with -Dchaos.long=true so that the chaos-long profile resolves fabric8 %s",
+				property, version).isNotNull();
+		return Path.of(file);
 	}
 
 	private static long seed() {
