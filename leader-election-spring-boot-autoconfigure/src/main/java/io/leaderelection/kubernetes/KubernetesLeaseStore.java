@@ -10,7 +10,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Status;
@@ -216,7 +219,7 @@ public final class KubernetesLeaseStore implements LeaseStore {
 			parsed = this.serialization.unmarshal(body);
 		}
 		catch (RuntimeException ex) {
-			throw new LeaseStoreException(verb, this.description, 0, "unreadable answer: " + ex.getMessage(), ex);
+			throw new LeaseStoreException(verb, this.description, 0, "unreadable answer: " + unreadable(ex), ex);
 		}
 		if (!(parsed instanceof Lease lease)) {
 			String kind = (parsed != null) ? parsed.getClass().getSimpleName() : "nothing";
@@ -224,6 +227,28 @@ public final class KubernetesLeaseStore implements LeaseStore {
 					+ " instead of a coordination.k8s.io/v1 Lease");
 		}
 		return lease;
+	}
+
+	/**
+	 * What could not be read, naming the field when it is one, e.g.
+	 * {@code spec.leaseDurationSeconds: Cannot deserialize value of type `java.lang.Integer` from
+	 * String "fifteen"}: fabric8 wraps Jackson's failure as "An error has occurred.".
+	 */
+	private static String unreadable(RuntimeException ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()) {
+				String field = mapping.getPath()
+					.stream()
+					.map((reference) -> (reference.getFieldName() != null) ? reference.getFieldName()
+							: String.valueOf(reference.getIndex()))
+					.collect(Collectors.joining("."));
+				return field + ": " + mapping.getOriginalMessage();
+			}
+			if (cause instanceof JsonProcessingException processing) {
+				return processing.getOriginalMessage();
+			}
+		}
+		return ex.getMessage();
 	}
 
 	private String reason(HttpResponse<String> response) {
