@@ -61,6 +61,9 @@ final class ChaosRun {
 	}
 
 	ChaosOutcome run() {
+		logger.info("Chaos run of {} with seed {} (set -Dchaos.seed to repeat it): {} replicas, {} elections, "
+				+ "until {} transitions or {}", this.elector.name(), this.settings.seed(), this.settings.replicas(),
+				this.settings.elections(), this.settings.transitions(), this.settings.timeLimit());
 		this.server = ChaosApiServer.start();
 		NioReactor reactor = newReactor();
 		try {
