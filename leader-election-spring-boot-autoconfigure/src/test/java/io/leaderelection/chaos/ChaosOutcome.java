@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import io.leaderelection.chaos.LeadershipHistory.Span;
 
@@ -43,31 +44,51 @@ record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int tr
 
 		private int injected;
 
-		private int overlaps;
-
 		private final List<Duration> unavailability = new ArrayList<>();
 
-		/** One more fault of the kind, with the unavailability it caused in each election it interrupted. */
-		void add(List<Duration> unavailability) {
+		private final Map<String, Integer> interruptedTermsEndedBy = new TreeMap<>();
+
+		private final List<String> overlaps = new ArrayList<>();
+
+		private Duration longestOverlap = Duration.ZERO;
+
+		void countInjection() {
 			this.injected++;
-			this.unavailability.addAll(unavailability);
 		}
 
-		void overlapped() {
-			this.overlaps++;
+		/** The fault interrupted an election: the next term began this long after it. */
+		void interrupted(Duration unavailability, String termEndedBy) {
+			this.unavailability.add(unavailability);
+			this.interruptedTermsEndedBy.merge(termEndedBy, 1, Integer::sum);
+		}
+
+		/** A gate overlap began while the fault was the latest one. */
+		void overlapped(Duration length, String scenario) {
+			this.overlaps.add(scenario);
+			this.longestOverlap = (length.compareTo(this.longestOverlap) > 0) ? length : this.longestOverlap;
 		}
 
 		int injected() {
 			return this.injected;
 		}
 
-		int overlaps() {
-			return this.overlaps;
-		}
-
 		/** Per interrupted election: from the fault to the next gate open. */
 		List<Duration> unavailability() {
 			return this.unavailability;
+		}
+
+		/** Why the terms it interrupted ended, e.g. {@code RENEW_DEADLINE_PASSED}, and how often. */
+		Map<String, Integer> interruptedTermsEndedBy() {
+			return this.interruptedTermsEndedBy;
+		}
+
+		/** The gate overlaps that began while it was the latest fault. */
+		List<String> overlaps() {
+			return this.overlaps;
+		}
+
+		Duration longestOverlap() {
+			return this.longestOverlap;
 		}
 
 	}

@@ -4,15 +4,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 import io.leaderelection.chaos.ChaosOutcome.FaultStats;
-import io.leaderelection.chaos.ChaosOutcome.Overlaps;
 
 /** Chaos outcomes as Markdown tables, side by side per elector. */
 final class ChaosReport {
 
-	/** Overlap scenarios listed per elector; the count covers them all. */
-	private static final int SCENARIOS_LISTED = 25;
+	/** Gate overlaps listed per elector and kind of fault; the counts cover them all. */
+	private static final int EXAMPLES = 3;
 
 	private ChaosReport() {
 	}
@@ -31,39 +32,50 @@ final class ChaosReport {
 		for (ChaosOutcome outcome : outcomes) {
 			report.append(String.format("| %s | %d s | %d | %d | %s | %s of %d | %s | %s |%n", outcome.elector(),
 					outcome.ran().toSeconds(), outcome.faultsInjected(), outcome.transitions(),
-					overlaps(outcome.gateOverlaps()), overlaps(outcome.executionOverlaps()), outcome.executions(),
+					overlaps(outcome.gateOverlaps().count(), outcome.gateOverlaps().longest()),
+					overlaps(outcome.executionOverlaps().count(), outcome.executionOverlaps().longest()),
+					outcome.executions(),
 					(outcome.tokenRegressions() != null) ? outcome.tokenRegressions() : "n/a (no token)",
 					distribution(outcome.unavailability())));
 		}
-		report.append("\nBy kind of fault (unavailability: from the fault to the next gate open, for each "
-				+ "election whose leader lost its term before the next fault):\n\n");
-		report.append("| fault | elector | injected | gate overlaps after it | unavailability p50 / p99 / max "
-				+ "(interruptions) |\n");
-		report.append("|---|---|---|---|---|\n");
+		report.append("\nBy kind of fault. Unavailability: from the fault to the next gate open, for each election "
+				+ "whose term open at the fault ended before the next fault; how those terms ended.\n\n");
+		report.append("| fault | elector | injected | gate overlaps after it (count, longest) "
+				+ "| unavailability p50 / p99 / max (interruptions) | interrupted terms ended by |\n");
+		report.append("|---|---|---|---|---|---|\n");
 		for (FaultKind kind : FaultKind.values()) {
 			for (ChaosOutcome outcome : outcomes) {
 				FaultStats stats = outcome.faults().get(kind);
 				if (stats != null) {
-					report.append(String.format("| %s | %s | %d | %d | %s |%n", kind.label(), outcome.elector(),
-							stats.injected(), stats.overlaps(), distribution(stats.unavailability())));
+					report.append(String.format("| %s | %s | %d | %s | %s | %s |%n", kind.label(), outcome.elector(),
+							stats.injected(), overlaps(stats.overlaps().size(), stats.longestOverlap()),
+							distribution(stats.unavailability()), endings(stats.interruptedTermsEndedBy())));
 				}
 			}
 		}
 		for (ChaosOutcome outcome : outcomes) {
-			List<String> scenarios = outcome.overlapScenarios();
-			if (!scenarios.isEmpty()) {
-				report.append(String.format("%nGate overlaps of %s (%d; the first %d):%n%n", outcome.elector(),
-						scenarios.size(), Math.min(scenarios.size(), SCENARIOS_LISTED)));
-				scenarios.stream().limit(SCENARIOS_LISTED).forEach((scenario) -> report.append("- ")
-					.append(scenario)
-					.append('\n'));
+			if (outcome.gateOverlaps().count() > 0) {
+				report.append(String.format("%nGate overlaps of %s, the first %d after each kind of fault:%n%n",
+						outcome.elector(), EXAMPLES));
+				outcome.faults().forEach((kind, stats) -> stats.overlaps()
+					.stream()
+					.limit(EXAMPLES)
+					.forEach((scenario) -> report.append("- ").append(scenario).append('\n')));
 			}
 		}
 		return report.toString();
 	}
 
-	private static String overlaps(Overlaps overlaps) {
-		return (overlaps.count() == 0) ? "0" : overlaps.count() + ", " + format(overlaps.longest());
+	private static String overlaps(int count, Duration longest) {
+		return (count == 0) ? "0" : count + ", " + format(longest);
+	}
+
+	private static String endings(Map<String, Integer> endings) {
+		return endings.isEmpty() ? "–"
+				: endings.entrySet()
+					.stream()
+					.map((ending) -> ending.getKey() + " " + ending.getValue())
+					.collect(Collectors.joining(", "));
 	}
 
 	private static String distribution(Collection<Duration> samples) {

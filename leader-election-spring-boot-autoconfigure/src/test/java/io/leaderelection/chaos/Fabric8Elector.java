@@ -139,7 +139,7 @@ final class Fabric8Elector implements Elector {
 			if (!this.dead) {
 				String election = this.electionsByLease.get(leaseName);
 				this.leading.put(election, false);
-				this.history.closed(this.identity, election, System.nanoTime());
+				this.history.closed(this.identity, election, System.nanoTime(), "onStopLeading");
 			}
 		}
 
@@ -166,7 +166,7 @@ final class Fabric8Elector implements Elector {
 			long now = System.nanoTime();
 			this.leading.forEach((election, leads) -> {
 				if (leads) {
-					this.history.closed(this.identity, election, now);
+					this.history.closed(this.identity, election, now, "process ended");
 				}
 			});
 			this.leading.clear();

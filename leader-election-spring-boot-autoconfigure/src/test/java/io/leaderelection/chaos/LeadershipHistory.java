@@ -44,7 +44,7 @@ final class LeadershipHistory {
 
 			@Override
 			public void revoked(String election, RevocationCause cause, long gateClosedAt) {
-				closed(identity, election, gateClosedAt);
+				closed(identity, election, gateClosedAt, cause.name());
 			}
 
 		};
@@ -58,12 +58,13 @@ final class LeadershipHistory {
 		this.terms.add(new Term(identity, election, fencingToken, at));
 	}
 
-	/** The candidate's term in the election, if open, ended at the given moment. */
-	synchronized void closed(String identity, String election, long at) {
+	/** The candidate's term in the election, if open, ended at the given moment, for the given reason. */
+	synchronized void closed(String identity, String election, long at, String reason) {
 		for (int i = this.terms.size() - 1; i >= 0; i--) {
 			Term term = this.terms.get(i);
 			if (term.identity.equals(identity) && term.election.equals(election) && term.closedAt == null) {
 				term.closedAt = at;
+				term.closedBecause = reason;
 				return;
 			}
 		}
@@ -105,23 +106,21 @@ final class LeadershipHistory {
 		for (int i = 0; i < this.faults.size(); i++) {
 			InjectedFault fault = this.faults.get(i);
 			long windowEnd = (i + 1 < this.faults.size()) ? this.faults.get(i + 1).at : endedAt;
-			List<Duration> unavailability = new ArrayList<>();
+			FaultStats stats = faults.computeIfAbsent(fault.kind, (kind) -> new FaultStats());
+			stats.countInjection();
 			for (List<Term> terms : byElection.values()) {
-				Duration downtime = unavailability(terms, fault.at, windowEnd, endedAt);
-				if (downtime != null) {
-					unavailability.add(downtime);
-				}
+				interrupt(stats, terms, fault.at, windowEnd, endedAt);
 			}
-			faults.computeIfAbsent(fault.kind, (kind) -> new FaultStats()).add(unavailability);
 		}
 		List<String> scenarios = new ArrayList<>();
 		for (Overlaps.Overlap overlap : gateOverlaps) {
 			InjectedFault cause = faultInEffectAt(overlap.at());
+			String scenario = overlap.describe(startedAt) + " after "
+					+ ((cause != null) ? cause.kind.label() + " (" + cause.description + ")" : "the start");
 			if (cause != null) {
-				faults.get(cause.kind).overlapped();
+				faults.get(cause.kind).overlapped(overlap.length(), scenario);
 			}
-			scenarios.add(overlap.describe(startedAt) + " after "
-					+ ((cause != null) ? cause.kind.label() + " (" + cause.description + ")" : "the start"));
+			scenarios.add(scenario);
 		}
 		long executionCount = this.executions.values().stream().mapToLong(List::size).sum();
 		return new ChaosOutcome(elector, settings, Duration.ofNanos(endedAt - startedAt), this.transitions, faults,
@@ -130,10 +129,11 @@ final class LeadershipHistory {
 	}
 
 	/**
-	 * How long after the fault the next term began, for an election whose term at the time of
-	 * the fault ended before the next fault; {@code null} when leadership went on undisturbed.
+	 * Counts the fault's interruption of an election, if the term open at the time of the fault
+	 * ended before the next fault (or none was open): how long after the fault the next term
+	 * began, and why the interrupted term ended.
 	 */
-	private static Duration unavailability(List<Term> terms, long faultAt, long windowEnd, long endedAt) {
+	private static void interrupt(FaultStats stats, List<Term> terms, long faultAt, long windowEnd, long endedAt) {
 		Term holding = null;
 		Term next = null;
 		for (Term term : terms) {
@@ -145,9 +145,10 @@ final class LeadershipHistory {
 			}
 		}
 		if (holding != null && (holding.closedAt == null || holding.closedAt >= windowEnd)) {
-			return null;
+			return;
 		}
-		return Duration.ofNanos(((next != null) ? next.openedAt : endedAt) - faultAt);
+		stats.interrupted(Duration.ofNanos(((next != null) ? next.openedAt : endedAt) - faultAt),
+				(holding != null) ? holding.closedBecause : "no leader at the fault");
 	}
 
 	/** Terms whose fencing token is not above the one before; {@code null} without tokens. */
@@ -194,6 +195,8 @@ final class LeadershipHistory {
 		private final long openedAt;
 
 		private Long closedAt;
+
+		private String closedBecause;
 
 		private Term(String identity, String election, Long fencingToken, long openedAt) {
 			this.identity = identity;

@@ -6,6 +6,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 /**
  * Tests for {@link LeadershipHistory}: the checker that the chaos runs rely on, fed with terms,
@@ -95,6 +96,8 @@ class LeadershipHistoryTests {
 		assertThat(outcome.faultsInjected()).isEqualTo(3);
 		assertThat(outcome.faults().get(FaultKind.CLOCK_SHIFT).unavailability()).isEmpty();
 		assertThat(outcome.faults().get(FaultKind.BLACK_HOLE).unavailability()).containsExactly(Duration.ofMillis(1100));
+		assertThat(outcome.faults().get(FaultKind.BLACK_HOLE).interruptedTermsEndedBy())
+			.containsExactly(entry("RENEW_DEADLINE_PASSED", 1));
 		assertThat(outcome.faults().get(FaultKind.PAUSE).unavailability()).isEmpty();
 		assertThat(outcome.unavailability()).containsExactly(Duration.ofMillis(1100));
 	}
@@ -106,8 +109,9 @@ class LeadershipHistoryTests {
 		this.history.faultInjected(FaultKind.CLOCK_SHIFT, "+3600 s on b", millis(1000));
 		openTerm("b", 2L, 1500);
 		ChaosOutcome outcome = outcome(3000);
-		assertThat(outcome.faults().get(FaultKind.CLOCK_SHIFT).overlaps()).isEqualTo(1);
-		assertThat(outcome.faults().get(FaultKind.PAUSE).overlaps()).isZero();
+		assertThat(outcome.faults().get(FaultKind.CLOCK_SHIFT).overlaps()).hasSize(1);
+		assertThat(outcome.faults().get(FaultKind.CLOCK_SHIFT).longestOverlap()).isEqualTo(Duration.ofMillis(500));
+		assertThat(outcome.faults().get(FaultKind.PAUSE).overlaps()).isEmpty();
 		assertThat(outcome.overlapScenarios()).singleElement()
 			.asString()
 			.endsWith("after clock shift (+3600 s on b)");
@@ -115,7 +119,7 @@ class LeadershipHistoryTests {
 
 	private void term(String replica, Long token, long openedAtMillis, long closedAtMillis) {
 		openTerm(replica, token, openedAtMillis);
-		this.history.closed(replica, "e0", millis(closedAtMillis));
+		this.history.closed(replica, "e0", millis(closedAtMillis), "RENEW_DEADLINE_PASSED");
 	}
 
 	private void openTerm(String replica, Long token, long openedAtMillis) {
