@@ -216,6 +216,7 @@ final class Election {
 	}
 
 	private void renewed(long sentAt, long sequence, boolean afterConflict, LeaseRecord stored, Throwable failure) {
+		this.listener.renewed(this.settings.name(), failure == null, now() - sentAt);
 		if (failure == null) {
 			succeeded();
 			observe(stored, sentAt);

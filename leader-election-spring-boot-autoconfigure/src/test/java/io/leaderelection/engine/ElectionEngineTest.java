@@ -169,6 +169,28 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void everyRenewalReportsItsOutcomeAndHowLongItTookButAcquiringDoesNot() {
+		Replica a = replica("a");
+		a.start();
+		this.time.runDue();
+		this.time.advance(RETRY_PERIOD);
+		assertThat(a.renewals).containsExactly("success PT0S");
+		a.connection.failRequests();
+		this.time.advance(RETRY_PERIOD);
+		assertThat(a.renewals).containsExactly("success PT0S", "failure PT0S");
+		a.connection.heal();
+		this.time.advance(RETRY_PERIOD);
+		assertThat(a.renewals).containsExactly("success PT0S", "failure PT0S", "success PT0S");
+		// The next renewal gets no answer: it times out when the gate closes, a renew deadline
+		// after the last successful renewal was sent, one retry period before this one.
+		a.connection.blackHole();
+		this.time.advance(RENEW_DEADLINE);
+		assertThat(a.renewals).containsExactly("success PT0S", "failure PT0S", "success PT0S",
+				"failure " + RENEW_DEADLINE.minus(RETRY_PERIOD));
+		assertThat(a.events).containsExactly("granted 0", "revoked RENEW_DEADLINE_PASSED");
+	}
+
+	@Test
 	void aConflictOnRenewalFromAnotherHolderRevokes() {
 		Replica a = leader("a");
 		this.leases.edit((held) -> new LeaseRecord("thief", 15, wallNow(), wallNow(), 1, null));
@@ -450,6 +472,8 @@ class ElectionEngineTest {
 
 		final List<String> events = new ArrayList<>();
 
+		final List<String> renewals = new ArrayList<>();
+
 		long lastGateClosedAt;
 
 		Runnable onRevoked = () -> {
@@ -477,6 +501,11 @@ class ElectionEngineTest {
 			this.onRevoked.run();
 			this.lastGateClosedAt = gateClosedAt;
 			this.events.add("revoked " + cause);
+		}
+
+		@Override
+		public void renewed(String election, boolean success, long nanos) {
+			this.renewals.add((success ? "success " : "failure ") + Duration.ofNanos(nanos));
 		}
 
 	}
