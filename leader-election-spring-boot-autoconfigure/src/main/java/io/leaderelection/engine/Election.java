@@ -282,7 +282,6 @@ final class Election {
 				scheduleAttempt(followerDelay());
 				return;
 			}
-			succeeded();
 			long now = now();
 			if (stored != null) {
 				observe(stored, now);
@@ -295,11 +294,13 @@ final class Election {
 	/**
 	 * What a follower does with the record it just read or was sent: claim it if it is absent,
 	 * free, its own or expired; otherwise wait until it would expire, polling meanwhile unless
-	 * a watch will tell of changes.
+	 * a watch will tell of changes. When a claim follows, its outcome, not the read, ends a
+	 * streak of failures, so that a candidate that can read but never write (a missing
+	 * namespace, no create permission) keeps failing.
 	 */
 	private void decide(LeaseRecord stored, long now, long sequence) {
 		if (stayingOut(now)) {
-			scheduleAttempt(Math.min(pollDelay(), this.stayOutUntilNanos - now));
+			waitFor(Math.min(pollDelay(), this.stayOutUntilNanos - now));
 		}
 		else if (stored == null) {
 			claim(null, (this.highestTransitionsSeen >= 0) ? this.highestTransitionsSeen + 1 : 0, sequence);
@@ -313,9 +314,15 @@ final class Election {
 				claim(stored, stored.transitions() + 1, sequence);
 			}
 			else {
-				scheduleAttempt(Math.min(pollDelay(), untilExpiry));
+				waitFor(Math.min(pollDelay(), untilExpiry));
 			}
 		}
+	}
+
+	/** The Lease was read (or sent) and nothing can be claimed yet: the attempt succeeded. */
+	private void waitFor(long delayNanos) {
+		succeeded();
+		scheduleAttempt(delayNanos);
 	}
 
 	// ---- watching as a follower

@@ -169,6 +169,24 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void aCandidateThatCanReadButNotWriteKeepsFailing() {
+		Replica a = replica("a");
+		a.connection.failWrites();
+		a.start();
+		this.time.advance(LEASE_DURATION.multipliedBy(2));
+		ElectionHealth health = a.engine.health("default");
+		assertThat(health.failingFor()).isGreaterThan(LEASE_DURATION);
+		assertThat(health.lastError()).startsWith("create Lease test/lease: 500");
+		assertThat(a.engine.status("default").lastError()).isEqualTo(health.lastError());
+		assertThat(this.leases.stored()).isNull();
+		a.connection.heal();
+		this.time.advance(RETRY_PERIOD.multipliedBy(2));
+		assertThat(a.engine.health("default").failingFor()).isZero();
+		assertThat(a.engine.status("default").lastError()).isNull();
+		assertThat(a.engine.isLeader()).isTrue();
+	}
+
+	@Test
 	void everyRenewalReportsItsOutcomeAndHowLongItTookButAcquiringDoesNot() {
 		Replica a = replica("a");
 		a.start();

@@ -116,6 +116,11 @@ final class InMemoryLeases {
 			this.fault = Fault.ERROR;
 		}
 
+		/** From now on reads are served and writes fail at once with a server error. */
+		void failWrites() {
+			this.fault = Fault.WRITE_ERROR;
+		}
+
 		void heal() {
 			this.fault = Fault.NONE;
 		}
@@ -196,13 +201,22 @@ final class InMemoryLeases {
 					return never;
 				case ERROR:
 					return CompletableFuture.failedFuture(new LeaseStoreException(verb, LEASE, 500, "500 boom"));
+				case WRITE_ERROR:
+					if (!"get".equals(verb)) {
+						return CompletableFuture.failedFuture(new LeaseStoreException(verb, LEASE, 500, "500 boom"));
+					}
+					return serveOrFail(verb, record);
 				default:
-					try {
-						return CompletableFuture.completedFuture(serve(this.replica, verb, record));
-					}
-					catch (LeaseStoreException ex) {
-						return CompletableFuture.failedFuture(ex);
-					}
+					return serveOrFail(verb, record);
+			}
+		}
+
+		private CompletableFuture<LeaseRecord> serveOrFail(String verb, LeaseRecord record) {
+			try {
+				return CompletableFuture.completedFuture(serve(this.replica, verb, record));
+			}
+			catch (LeaseStoreException ex) {
+				return CompletableFuture.failedFuture(ex);
 			}
 		}
 
@@ -213,7 +227,7 @@ final class InMemoryLeases {
 
 	private enum Fault {
 
-		NONE, BLACK_HOLE, ERROR
+		NONE, BLACK_HOLE, ERROR, WRITE_ERROR
 
 	}
 
