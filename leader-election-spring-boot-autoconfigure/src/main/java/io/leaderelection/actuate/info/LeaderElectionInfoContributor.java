@@ -13,11 +13,11 @@ import org.springframework.boot.actuate.info.InfoContributor;
  * Adds {@code leader} to {@code /actuator/info}: this replica's identity and, per election,
  * whether it leads and who holds the Lease. {@code /actuator/leader} has the full status.
  */
-public class LeaderInfoContributor implements InfoContributor {
+public class LeaderElectionInfoContributor implements InfoContributor {
 
 	private final LeaderElector elector;
 
-	public LeaderInfoContributor(LeaderElector elector) {
+	public LeaderElectionInfoContributor(LeaderElector elector) {
 		this.elector = elector;
 	}
 

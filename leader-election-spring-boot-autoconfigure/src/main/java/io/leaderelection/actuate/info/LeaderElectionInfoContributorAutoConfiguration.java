@@ -12,19 +12,20 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the {@link LeaderInfoContributor}, switched off with
+ * Auto-configuration of the {@link LeaderElectionInfoContributor}, switched off with
  * {@code management.info.leader.enabled=false}.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class)
 @ConditionalOnClass(InfoContributor.class)
 @ConditionalOnBean(LeaderElector.class)
 @ConditionalOnEnabledInfoContributor("leader")
-public class LeaderInfoContributorAutoConfiguration {
+public class LeaderElectionInfoContributorAutoConfiguration {
 
+	/** Not named leaderInfoContributor: spring-cloud-kubernetes' ConfigMap leader defines that. */
 	@Bean
 	@ConditionalOnMissingBean
-	LeaderInfoContributor leaderInfoContributor(LeaderElector leaderElector) {
-		return new LeaderInfoContributor(leaderElector);
+	LeaderElectionInfoContributor leaderElectionInfoContributor(LeaderElector leaderElector) {
+		return new LeaderElectionInfoContributor(leaderElector);
 	}
 
 }

@@ -11,14 +11,14 @@ import org.springframework.boot.actuate.info.Info;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link LeaderInfoContributor}.
+ * Tests for {@link LeaderElectionInfoContributor}.
  */
-class LeaderInfoContributorTests {
+class LeaderElectionInfoContributorTests {
 
 	@Test
 	void contributesTheIdentityAndWhoLeadsEachElection() {
 		Info.Builder builder = new Info.Builder();
-		new LeaderInfoContributor(new StaticLeaderElector()).contribute(builder);
+		new LeaderElectionInfoContributor(new StaticLeaderElector()).contribute(builder);
 
 		Map<String, Object> defaultElection = new LinkedHashMap<>();
 		defaultElection.put("leader", true);
