@@ -73,8 +73,7 @@ public class LeaderElectionHealthIndicator extends AbstractHealthIndicator {
 		}
 		if (health.loopStalled()) {
 			problems.add("election '" + health.election() + "': its loop has not run for "
-					+ ElectionDetails.format(health.sinceLastAttempt()) + " (retry period "
-					+ ElectionDetails.format(health.retryPeriod()) + ")");
+					+ ElectionDetails.format(health.sinceLastAttempt()));
 		}
 		return problems;
 	}
