@@ -170,20 +170,24 @@ class KubernetesManifestsTests {
 	}
 
 	/**
-	 * Runs the sample against a CRUD API server until it leads both elections, then stops it so
-	 * that it releases them, and names the RBAC verb of every request it sent.
+	 * Runs a leader and a follower of the sample against a CRUD API server, then stops them so
+	 * that the leader releases its Leases, and names the RBAC verb of every request they sent.
 	 */
 	private static Set<String> verbsSentByTheSample() throws InterruptedException {
 		KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
 				new KubernetesCrudDispatcher(), false);
 		server.init(InetAddress.getLoopbackAddress(), 0);
 		try {
-			try (ConfigurableApplicationContext sample = new SpringApplicationBuilder(SampleApplication.class).run(
-					"--server.port=0", "--sample.local-api-server.enabled=true",
-					"--sample.local-api-server.port=" + server.getPort())) {
-				LeaderElector elector = sample.getBean(LeaderElector.class);
+			try (ConfigurableApplicationContext leader = startSampleOn(server);
+					ConfigurableApplicationContext follower = startSampleOn(server)) {
+				LeaderElector leaderElector = leader.getBean(LeaderElector.class);
+				LeaderElector followerElector = follower.getBean(LeaderElector.class);
 				await().atMost(Duration.ofSeconds(20))
-					.until(() -> elector.statuses().values().stream().allMatch((status) -> status.leader()));
+					.until(() -> leaderElector.statuses().values().stream().allMatch((status) -> status.leader())
+							&& followerElector.statuses()
+								.values()
+								.stream()
+								.allMatch((status) -> leaderElector.identity().equals(status.holderIdentity())));
 			}
 			Set<String> verbs = new TreeSet<>();
 			RecordedRequest request;
@@ -195,6 +199,11 @@ class KubernetesManifestsTests {
 		finally {
 			server.destroy();
 		}
+	}
+
+	private static ConfigurableApplicationContext startSampleOn(KubernetesMockServer server) {
+		return new SpringApplicationBuilder(SampleApplication.class).run("--server.port=0",
+				"--sample.local-api-server.enabled=true", "--sample.local-api-server.port=" + server.getPort());
 	}
 
 	/** The RBAC verb the API server authorizes a request to the Lease API as. */
