@@ -58,7 +58,7 @@ final class Election {
 	/** When the current streak of failed calls began; {@link #NEVER} while calls succeed. */
 	private volatile long failingSinceNanos = NEVER;
 
-	/** When the loop last began an attempt; {@link #NEVER} before the first. */
+	/** When the loop last began an attempt or acted on a watch event; {@link #NEVER} before. */
 	private volatile long lastAttemptNanos = NEVER;
 
 	// The loop's state below is guarded by this.
@@ -353,6 +353,9 @@ final class Election {
 		}
 		this.watchBackoffNanos = this.retryPeriodNanos;
 		long now = now();
+		// Acting on an event is the loop at work: while a leader renews, a watching follower
+		// never reaches its own next attempt, and must not look stalled.
+		this.lastAttemptNanos = now;
 		if (record != null) {
 			observe(record, now);
 		}

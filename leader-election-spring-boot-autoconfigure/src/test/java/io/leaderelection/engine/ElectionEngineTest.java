@@ -285,6 +285,18 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void aWatchingFollowerOfALiveLeaderIsNotStalled() {
+		Replica a = leader("a");
+		Replica b = follower(replica("b"));
+		this.time.advance(LEASE_DURATION.multipliedBy(4));
+		assertThat(b.connection.openWatches()).isOne();
+		ElectionHealth health = b.engine.health("default");
+		assertThat(health.sinceLastAttempt()).isLessThanOrEqualTo(RETRY_PERIOD);
+		assertThat(health.loopStalled()).isFalse();
+		assertThat(a.engine.isLeader()).isTrue();
+	}
+
+	@Test
 	void aWatchingFollowerTakesALeaseThatStoppedChangingAtItsExpiry() {
 		Replica a = leader("a");
 		Replica b = follower(replica("b"));
