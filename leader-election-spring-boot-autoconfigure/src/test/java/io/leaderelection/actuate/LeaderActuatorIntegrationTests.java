@@ -97,6 +97,18 @@ class LeaderActuatorIntegrationTests {
 	}
 
 	@Test
+	void aWatchingFollowerStaysHealthyWhileTheLeaderRenews() {
+		startLeaderAndFollower("steady", Map.of());
+
+		// Longer than a lease duration and two retry periods, after which a loop that has not
+		// run counts as stalled: the follower's loop runs on the leader's renewals, not on polls.
+		await().during(Duration.ofSeconds(6))
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> this.b.get("/actuator/health/leaderElection").getStatusCode().equals(HttpStatus.OK));
+		assertHealth(this.b, "follower", "a");
+	}
+
+	@Test
 	void deleteOnTheLeaderHandsLeadershipToTheFollower() {
 		startLeaderAndFollower("handover", Map.of("management.endpoint.leader.access", "unrestricted"));
 
