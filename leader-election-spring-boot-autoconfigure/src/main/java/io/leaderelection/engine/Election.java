@@ -332,7 +332,16 @@ final class Election {
 			return;
 		}
 		WatchListener listener = new WatchListener();
-		LeaseWatch started = this.store.watch((seen != null) ? seen.resourceVersion() : null, listener);
+		LeaseWatch started;
+		try {
+			started = this.store.watch((seen != null) ? seen.resourceVersion() : null, listener);
+		}
+		catch (RuntimeException ex) {
+			// The watch could not be opened (no watch permission, no such namespace): poll, and
+			// try again after a backoff, as when a watch ends. The attempt goes on regardless.
+			backOffWatching(now, ex);
+			return;
+		}
 		if (started != null) {
 			this.watchListener = listener;
 			this.watch = started;
@@ -372,14 +381,18 @@ final class Election {
 		}
 		this.watch = null;
 		this.watchListener = null;
-		long now = now();
-		this.watchRetryAtNanos = now + this.watchBackoffNanos;
-		logger.debug("Watch of {} ended, polling for {} ms: {}", this.store.describe(),
-				Duration.ofNanos(this.watchBackoffNanos).toMillis(), String.valueOf(cause));
-		this.watchBackoffNanos = Math.min(this.watchBackoffNanos * 2, MAX_WATCH_BACKOFF_FACTOR * this.retryPeriodNanos);
+		backOffWatching(now(), cause);
 		if (this.running && this.leadership == null && !this.claimInFlight) {
 			scheduleAttempt(followerDelay());
 		}
+	}
+
+	/** Polls instead of watching for a backoff that doubles each time, up to a bound. */
+	private void backOffWatching(long now, Throwable cause) {
+		this.watchRetryAtNanos = now + this.watchBackoffNanos;
+		logger.debug("Watch of {} ended or failed, polling for {} ms: {}", this.store.describe(),
+				Duration.ofNanos(this.watchBackoffNanos).toMillis(), String.valueOf(cause));
+		this.watchBackoffNanos = Math.min(this.watchBackoffNanos * 2, MAX_WATCH_BACKOFF_FACTOR * this.retryPeriodNanos);
 	}
 
 	/** How long a follower waits before reading again when nothing else wakes it. */

@@ -325,6 +325,23 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void aCandidateWhoseWatchIsRefusedStillLeadsAndFollowsByPolling() {
+		Replica a = replica("a");
+		a.connection.refuseWatches();
+		a.start();
+		this.time.runDue();
+		assertThat(a.engine.isLeader()).isTrue();
+		assertThat(a.engine.status("default").lastError()).isNull();
+		Replica b = replica("b");
+		b.connection.refuseWatches();
+		follower(b);
+		a.engine.stop(true);
+		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
+		assertThat(b.engine.isLeader()).isTrue();
+		assertThat(b.engine.health("default").failingFor()).isZero();
+	}
+
+	@Test
 	void aFollowerThatCannotWatchPollsEveryRetryPeriod() {
 		Replica a = leader("a");
 		Replica b = replica("b");

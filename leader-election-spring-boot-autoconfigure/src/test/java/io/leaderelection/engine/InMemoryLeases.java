@@ -100,6 +100,8 @@ final class InMemoryLeases {
 
 		private volatile boolean watchable = true;
 
+		private volatile boolean watchRefused;
+
 		private final List<CompletableFuture<?>> hanging = new ArrayList<>();
 
 		Connection(String replica) {
@@ -123,6 +125,11 @@ final class InMemoryLeases {
 
 		void heal() {
 			this.fault = Fault.NONE;
+		}
+
+		/** From now on opening a watch throws, as fabric8 does when the server refuses it. */
+		void refuseWatches() {
+			this.watchRefused = true;
 		}
 
 		/** Whether this replica may watch; when not, its followers poll. */
@@ -153,6 +160,9 @@ final class InMemoryLeases {
 		public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
 			if (!this.watchable) {
 				return null;
+			}
+			if (this.watchRefused) {
+				throw new LeaseStoreException("watch", LEASE, 403, "403 Forbidden");
 			}
 			synchronized (InMemoryLeases.this) {
 				InMemoryLeases.this.requests.add(this.replica + " watch");
