@@ -58,6 +58,9 @@ final class Election {
 	/** When the current streak of failed calls began; {@link #NEVER} while calls succeed. */
 	private volatile long failingSinceNanos = NEVER;
 
+	/** The verb of the call that failed last, when it was a store call; guarded by this. */
+	private String failingVerb;
+
 	/** When the loop last began an attempt or acted on a watch event; {@link #NEVER} before. */
 	private volatile long lastAttemptNanos = NEVER;
 
@@ -282,6 +285,10 @@ final class Election {
 				scheduleAttempt(followerDelay());
 				return;
 			}
+			if ("get".equals(this.failingVerb)) {
+				// Reading works again; failed writes, though, go on failing until one succeeds.
+				succeeded();
+			}
 			long now = now();
 			if (stored != null) {
 				observe(stored, now);
@@ -294,9 +301,9 @@ final class Election {
 	/**
 	 * What a follower does with the record it just read or was sent: claim it if it is absent,
 	 * free, its own or expired; otherwise wait until it would expire, polling meanwhile unless
-	 * a watch will tell of changes. When a claim follows, its outcome, not the read, ends a
-	 * streak of failures, so that a candidate that can read but never write (a missing
-	 * namespace, no create permission) keeps failing.
+	 * a watch will tell of changes. A streak of failed writes ends only when a write succeeds
+	 * or there is nothing to claim, not when a read succeeds, so that a candidate that can read
+	 * but never write (a missing namespace, no create permission) keeps failing.
 	 */
 	private void decide(LeaseRecord stored, long now, long sequence) {
 		if (stayingOut(now)) {
@@ -650,6 +657,7 @@ final class Election {
 	private void succeeded() {
 		this.lastError = null;
 		this.failingSinceNanos = NEVER;
+		this.failingVerb = null;
 	}
 
 	private void failed(Throwable failure) {
@@ -658,6 +666,7 @@ final class Election {
 			logger.warn("Election '{}': {}", this.settings.name(), message);
 		}
 		this.lastError = message;
+		this.failingVerb = (failure instanceof LeaseStoreException storeFailure) ? storeFailure.getVerb() : null;
 		if (this.failingSinceNanos == NEVER) {
 			this.failingSinceNanos = now();
 		}

@@ -187,6 +187,22 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void aFollowerWhoseReadsWorkAgainIsHealthyAtOnce() {
+		Replica a = leader("a");
+		Replica b = replica("b");
+		b.connection.failRequests();
+		follower(b);
+		this.time.advance(LEASE_DURATION.multipliedBy(2));
+		assertThat(b.engine.health("default").failingFor()).isGreaterThan(LEASE_DURATION);
+		assertThat(b.engine.status("default").lastError()).startsWith("get Lease test/lease: 500");
+		b.connection.heal();
+		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
+		assertThat(b.engine.status("default").holderIdentity()).isEqualTo("a");
+		assertThat(b.engine.status("default").lastError()).isNull();
+		assertThat(b.engine.health("default").failingFor()).isZero();
+	}
+
+	@Test
 	void everyRenewalReportsItsOutcomeAndHowLongItTookButAcquiringDoesNot() {
 		Replica a = replica("a");
 		a.start();
