@@ -63,7 +63,7 @@ class FootprintIntegrationTest {
 	}
 
 	@Test
-	void aHundredElectionsRunOnTheSameThreeThreadsAsOne() throws Exception {
+	void aHundredElectionsRunOnAtMostFiveThreads() throws Exception {
 		this.reactor = new NioReactor();
 		Map<String, Object> properties = new HashMap<>();
 		for (int i = 1; i <= 100; i++) {
@@ -82,7 +82,8 @@ class FootprintIntegrationTest {
 			.toList();
 		System.out.println("101 elections led by one replica; elector threads: " + electorThreads);
 		assertThat(replica.elector().statuses()).hasSize(101);
-		assertThat(electorThreads).hasSizeLessThanOrEqualTo(3);
+		// Two scheduler threads, one event thread, at most two watch openers.
+		assertThat(electorThreads).hasSizeLessThanOrEqualTo(5);
 	}
 
 }

@@ -66,7 +66,7 @@ class LeaderElectionLivenessHealthIndicatorTests {
 			ElectionEngine engine = new ElectionEngine("a",
 					List.of(new ElectionSettings("default", "test", "wedged-leader", Duration.ofSeconds(3),
 							Duration.ofSeconds(2), Duration.ofMillis(250))),
-					new KubernetesLeaseStores(client), new ElectionRuntime(new ExecutorElectionScheduler(loop),
+					new KubernetesLeaseStores(client, Runnable::run), new ElectionRuntime(new ExecutorElectionScheduler(loop),
 							MonotonicClock.system(), Clock.systemUTC(), Runnable::run, new Random()),
 					List.of());
 			LeaderElectionLivenessHealthIndicator liveness = new LeaderElectionLivenessHealthIndicator(engine,
