@@ -6,10 +6,13 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.client.TestRestTemplate;
 import org.springframework.http.HttpMethod;
@@ -26,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * which Spring Boot's tests switch off, is switched back on for {@code /actuator/prometheus}.
  */
 @AutoConfigureObservability(tracing = false)
+@ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "sample.local-api-server.enabled=true", "sample.jobs.interval=200ms" })
 class SampleApplicationTests {
@@ -38,12 +42,15 @@ class SampleApplicationTests {
 	private TestRestTemplate http;
 
 	@Test
-	void leadsBothElectionsAndShowsItOverHttp() {
+	void leadsBothElectionsAndShowsItOverHttp(CapturedOutput output) {
 		await().atMost(TIMEOUT).untilAsserted(() -> {
 			JsonNode leader = getJson("/actuator/leader");
 			assertThat(leader.at("/elections/default/leader").asBoolean()).isTrue();
 			assertThat(leader.at("/elections/reports/leader").asBoolean()).isTrue();
 		});
+		await().atMost(TIMEOUT)
+			.untilAsserted(() -> assertThat(output).contains("This replica became leader of election 'default'")
+				.contains("This replica became leader of election 'reports'"));
 		JsonNode leader = getJson("/actuator/leader");
 		String identity = leader.at("/identity").asText();
 		assertThat(leader.at("/elections/default/leaseName").asText()).isEqualTo("sample-leader");
