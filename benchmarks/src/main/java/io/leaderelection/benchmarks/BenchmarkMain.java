@@ -41,7 +41,10 @@ public final class BenchmarkMain {
 			report.fabric8Version(fabric8.key(), fabric8.version());
 			log("fabric8 baseline " + fabric8.key() + " runs fabric8 " + fabric8.version());
 		}
-		List<Implementation> implementations = List.of(ours, fabric8Old, fabric8New);
+		List<Implementation> implementations = List.<Implementation>of(ours, fabric8Old, fabric8New)
+			.stream()
+			.filter((implementation) -> settings.implementations().contains(implementation.key()))
+			.toList();
 		report.implementations(implementations);
 
 		if (settings.runs("jmh")) {

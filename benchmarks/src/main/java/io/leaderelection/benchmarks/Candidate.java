@@ -14,6 +14,14 @@ interface Candidate extends AutoCloseable {
 	 */
 	void stop();
 
+	/**
+	 * The renewTime of the last Lease record this candidate saw, for candidates that can tell
+	 * (this project's: {@code status().renewTime()}); {@code null} otherwise.
+	 */
+	default Object lastSeenRenewal() {
+		return null;
+	}
+
 	/** Stops if still running, frees everything. */
 	@Override
 	void close();

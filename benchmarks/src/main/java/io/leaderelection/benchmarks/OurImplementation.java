@@ -95,6 +95,11 @@ final class OurImplementation implements Implementation {
 		}
 
 		@Override
+		public Object lastSeenRenewal() {
+			return this.engine.status("default").renewTime();
+		}
+
+		@Override
 		public synchronized void start() {
 			this.running = true;
 			this.engine.start();

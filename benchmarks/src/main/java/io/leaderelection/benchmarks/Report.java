@@ -340,6 +340,8 @@ final class Report {
 					(value) -> String.format(Locale.ROOT, "%.1f ms/s", value));
 			scaleRow(out, elections, "requests at the server", Scale.Result::requestsPerSecond, (value) -> rate(value) + "/s");
 			scaleRow(out, elections, "time until all led", (result) -> result.readyMillis(), (value) -> duration((long) (value * 1e6)));
+			scaleRow(out, elections, "leaderships lost (start to window end)", (result) -> result.losses(),
+					(value) -> String.valueOf(Math.round(value)));
 		}
 		out.append('\n');
 		for (Scale.Result result : this.scale) {
@@ -351,6 +353,12 @@ final class Report {
 				out.append("- ").append(result.implementation().label()).append(", ").append(result.elections())
 					.append(" elections: not all still led at the end of the window\n");
 			}
+		}
+		out.append("\nRequests by kind: per second in the window, and in all from the start until every election led:\n\n");
+		for (Scale.Result result : this.scale) {
+			out.append("- ").append(result.implementation().label()).append(", ").append(result.elections())
+				.append(": ").append(result.requestKinds()).append("; until all led: ").append(result.startupRequests())
+				.append('\n');
 		}
 		out.append("\nThreads by name (digits as #), most at once during the window:\n\n");
 		for (Scale.Result result : this.scale) {
@@ -426,7 +434,8 @@ final class Report {
 				header naming it, so the server counts its requests.
 				- Graceful handover and crash failover: one Lease per implementation and scenario; each sample \
 				has a leader and a follower that has sent its first request (and, for this project, opened its \
-				watch); then a pause drawn uniformly from [0, 2.2 retry periods) — the same sequence for every \
+				watch and received a renewal of the leader through it: the mock server logs a watch request \
+				before it registers the watch); then a pause drawn uniformly from [0, 2.2 retry periods) — the same sequence for every \
 				implementation — so that the stop falls anywhere in a polling follower's cycle; then the leader \
 				is stopped (this project: `engine.stop(true)`, which closes the gate and writes the release; \
 				fabric8: cancelling its future, which writes the release before returning) or black-holed \

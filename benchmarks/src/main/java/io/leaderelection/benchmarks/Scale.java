@@ -27,8 +27,8 @@ final class Scale {
 	 * @param threadGroups the child's threads by name pattern (digits as #)
 	 */
 	record Result(Implementation implementation, int elections, int electorThreads, int jvmThreads, long heapBytes,
-			double cpuMillisPerSecond, double requestsPerSecond, long readyMillis, boolean allLead, String threadGroups,
-			List<String> problems) {
+			double cpuMillisPerSecond, double requestsPerSecond, String requestKinds, long readyMillis,
+			String startupRequests, boolean allLead, int losses, String threadGroups, List<String> problems) {
 	}
 
 	private final ApiServer server;
@@ -65,9 +65,12 @@ final class Scale {
 		List<String> problems = new ArrayList<>();
 		Map<String, String> result = new HashMap<>();
 		String threadGroups = "";
+		long[] atStart = this.server.counts(client).snapshot();
 		long[] before = null;
 		long windowStart = 0;
 		double requestsPerSecond = Double.NaN;
+		String requestKinds = "";
+		String startupRequests = "";
 		long readyMillis = -1;
 		try (BufferedReader lines = new BufferedReader(
 				new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -79,6 +82,7 @@ final class Scale {
 				String message = line.substring(ScaleChild.PREFIX.length());
 				if (message.startsWith("READY")) {
 					readyMillis = Long.parseLong(message.substring("READY ms=".length()));
+					startupRequests = kinds(atStart, this.server.counts(client).snapshot(), 1);
 				}
 				else if (message.equals("WINDOW-START")) {
 					before = this.server.counts(client).snapshot();
@@ -90,7 +94,9 @@ final class Scale {
 					for (int k = 0; k < after.length; k++) {
 						requests += after[k] - before[k];
 					}
-					requestsPerSecond = requests / ((System.nanoTime() - windowStart) / 1e9);
+					double seconds = (System.nanoTime() - windowStart) / 1e9;
+					requestsPerSecond = requests / seconds;
+					requestKinds = kinds(before, after, seconds);
 				}
 				else if (message.startsWith("RESULT ")) {
 					for (String pair : message.substring("RESULT ".length()).split(" ")) {
@@ -114,14 +120,27 @@ final class Scale {
 		}
 		if (result.isEmpty()) {
 			problems.add("no result (exit " + process.exitValue() + ", see " + log + ")");
-			return new Result(implementation, elections, -1, -1, -1, Double.NaN, requestsPerSecond, readyMillis,
-					false, threadGroups, problems);
+			return new Result(implementation, elections, -1, -1, -1, Double.NaN, requestsPerSecond, requestKinds,
+					readyMillis, startupRequests, false, -1, threadGroups, problems);
 		}
 		double windowNanos = Double.parseDouble(result.get("windowNanos"));
 		return new Result(implementation, elections, Integer.parseInt(result.get("electorThreads")),
 				Integer.parseInt(result.get("threads")), Long.parseLong(result.get("heapBytes")),
-				Double.parseDouble(result.get("cpuNanos")) / windowNanos * 1000, requestsPerSecond, readyMillis,
-				Boolean.parseBoolean(result.get("allLead")), threadGroups, problems);
+				Double.parseDouble(result.get("cpuNanos")) / windowNanos * 1000, requestsPerSecond, requestKinds,
+				readyMillis, startupRequests, Boolean.parseBoolean(result.get("allLead")),
+				Integer.parseInt(result.get("losses")), threadGroups, problems);
+	}
+
+	/** Requests between two snapshots by kind, divided by the given number (seconds, or 1 for counts). */
+	private static String kinds(long[] before, long[] after, double per) {
+		List<String> kinds = new ArrayList<>();
+		for (ApiServer.Kind kind : ApiServer.Kind.values()) {
+			long count = after[kind.ordinal()] - before[kind.ordinal()];
+			if (count > 0) {
+				kinds.add(kind + " " + ((per == 1) ? String.valueOf(count) : Report.rate(count / per)));
+			}
+		}
+		return String.join(", ", kinds);
 	}
 
 }

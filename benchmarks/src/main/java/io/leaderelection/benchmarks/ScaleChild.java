@@ -12,14 +12,17 @@ import java.util.function.BooleanSupplier;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.autoconfigure.LeaderElectionThreads;
 import io.leaderelection.engine.ElectionEngine;
+import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 
 /**
  * One JVM running N elections of one implementation, each alone on its own Lease (so it leads),
  * on one fabric8 client, against the benchmark's API server: the child process of
  * {@link Scale}. Once every election leads and a settling time has passed, it measures over a
- * window its threads, its process CPU time and, after it, its heap after a full GC, and prints
+ * window its threads, its process CPU time and, after it, its heap after a full GC (and counts
+ * every leadership lost from the start to the end of the window), and prints
  * them on lines starting with {@value #PREFIX} for the parent, which counts the requests at the
  * server meanwhile.
  * <p>
@@ -44,14 +47,21 @@ public final class ScaleChild {
 		say("BASE threads=" + threads.getThreadCount());
 		long startedAt = System.nanoTime();
 		BooleanSupplier allLead;
+		AtomicInteger losses = new AtomicInteger();
 		if (key.equals("ours")) {
 			KubernetesClient client = OurImplementation.client(port, clientName);
 			List<ElectionSettings> settings = new ArrayList<>();
 			for (int i = 0; i < elections; i++) {
 				settings.add(OurImplementation.settings("e" + i, namespace, "lease-" + i, timings));
 			}
+			ElectionListener countingLosses = new ElectionListener() {
+				@Override
+				public void revoked(String election, RevocationCause cause, long gateClosedAt) {
+					losses.incrementAndGet();
+				}
+			};
 			ElectionEngine engine = new ElectionEngine(clientName, settings, new KubernetesLeaseStores(client),
-					new LeaderElectionThreads().runtime(), List.of());
+					new LeaderElectionThreads().runtime(), List.of(countingLosses));
 			engine.start();
 			allLead = () -> engine.statuses().values().stream().allMatch((status) -> status.leader());
 		}
@@ -62,7 +72,10 @@ public final class ScaleChild {
 			AtomicInteger leading = new AtomicInteger();
 			for (int i = 0; i < elections; i++) {
 				client.campaign(namespace, "lease-" + i, clientName + "-" + i, timings, false,
-						leading::incrementAndGet, leading::decrementAndGet);
+						leading::incrementAndGet, () -> {
+							leading.decrementAndGet();
+							losses.incrementAndGet();
+						});
 			}
 			allLead = () -> leading.get() == elections;
 		}
@@ -100,24 +113,25 @@ public final class ScaleChild {
 		System.gc();
 		long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
 		say("RESULT threads=" + maxThreads + " electorThreads=" + maxElectorThreads + " heapBytes=" + heap
-				+ " cpuNanos=" + cpu + " windowNanos=" + window + " allLead=" + stillLead);
+				+ " cpuNanos=" + cpu + " windowNanos=" + window + " allLead=" + stillLead + " losses=" + losses.get());
 		say("THREADS " + groups);
 		System.out.flush();
 		Runtime.getRuntime().halt(0);
 	}
 
 	/**
-	 * Threads the elector owns. Ours: named leader-election*. fabric8's: the client executor
-	 * that runs its blocking loop and the shared scheduler that times it (it has no threads of
-	 * its own besides).
+	 * Threads the elector owns. Ours: named leader-election*. fabric8's: the client's executor,
+	 * on which its blocking loop runs (threads named "-HASH-pool-N-thread-M": fabric8 names them
+	 * after an anonymous class), and the shared scheduler that times the loop
+	 * (CachedSingleThreadScheduler-*). The client's executor also runs watch callbacks, for this
+	 * project's elector too; those are counted in the JVM's threads only.
 	 */
 	static int electorThreads(String key, Map<String, Integer> groups) {
 		int count = 0;
 		for (Map.Entry<String, Integer> group : groups.entrySet()) {
 			String name = group.getKey();
 			boolean elector = key.equals("ours") ? name.startsWith("leader-election")
-					: name.startsWith("CachedSingleThreadScheduler") || name.startsWith("KubernetesClientImpl")
-							|| name.startsWith("pool-");
+					: name.startsWith("CachedSingleThreadScheduler") || name.startsWith("-#-pool-");
 			if (elector) {
 				count += group.getValue();
 			}

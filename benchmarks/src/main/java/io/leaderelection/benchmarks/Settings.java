@@ -11,7 +11,7 @@ import java.util.Set;
  * What to run and how long, from the harness's arguments ({@code key=value}, or {@code quick}
  * for a short trial with scaled timings).
  */
-record Settings(boolean quick, Set<String> parts, Timings timings, int handovers, int crashes, Timings scaledTimings,
+record Settings(boolean quick, Set<String> parts, Set<String> implementations, Timings timings, int handovers, int crashes, Timings scaledTimings,
 		int scaledCrashes, Duration requestWindow, List<Integer> scale, int scaleWindowSeconds, int jmhWarmups,
 		int jmhIterations, long jmhMillis) {
 
@@ -33,7 +33,7 @@ record Settings(boolean quick, Set<String> parts, Timings timings, int handovers
 				}
 				else {
 					throw new IllegalArgumentException("unknown argument " + token
-							+ " (expected quick or key=value with key one of only, timings, handovers, crashes, "
+							+ " (expected quick or key=value with key one of only, impls, timings, handovers, crashes, "
 							+ "scaledTimings, scaledCrashes, window, scale, scaleWindow)");
 				}
 			}
@@ -42,8 +42,10 @@ record Settings(boolean quick, Set<String> parts, Timings timings, int handovers
 		if (!ALL_PARTS.containsAll(parts)) {
 			throw new IllegalArgumentException("only= takes some of " + ALL_PARTS + ", was " + parts);
 		}
+		Set<String> implementations = values.containsKey("impls") ? Set.of(values.get("impls").split(","))
+				: Set.of("ours", "fabric8-7.3.1", "fabric8-7.8.0");
 		Timings timings = Timings.parse(values.getOrDefault("timings", quick ? "2s/1s/250ms" : "15s/10s/2s"));
-		return new Settings(quick, parts, timings, Integer.parseInt(values.getOrDefault("handovers", quick ? "5" : "50")),
+		return new Settings(quick, parts, implementations, timings, Integer.parseInt(values.getOrDefault("handovers", quick ? "5" : "50")),
 				Integer.parseInt(values.getOrDefault("crashes", quick ? "3" : "20")),
 				Timings.parse(values.getOrDefault("scaledTimings", "2s/1s/250ms")),
 				Integer.parseInt(values.getOrDefault("scaledCrashes", quick ? "0" : "50")),
@@ -51,7 +53,7 @@ record Settings(boolean quick, Set<String> parts, Timings timings, int handovers
 				Arrays.stream(values.getOrDefault("scale", quick ? "1,100" : "1,100,1000").split(","))
 					.map(Integer::valueOf)
 					.toList(),
-				Integer.parseInt(values.getOrDefault("scaleWindow", quick ? "5" : "30")), quick ? 1 : 3, quick ? 2 : 5,
+				Integer.parseInt(values.getOrDefault("scaleWindow", quick ? "5" : "30")), quick ? 1 : 5, quick ? 2 : 5,
 				quick ? 500 : 1000);
 	}
 

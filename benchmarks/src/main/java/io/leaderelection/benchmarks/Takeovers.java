@@ -19,7 +19,8 @@ import org.netcrusher.core.reactor.NioReactor;
  * (negative when both were open at once).
  * <p>
  * Each sample: a leader and one follower that has been running long enough to have sent its
- * first request (and, for a watching follower, opened its watch); then a pause drawn uniformly
+ * first request (and, for a watching follower, opened its watch and been sent a renewal of the
+ * leader through it); then a pause drawn uniformly
  * from [0, 2.2 retry periods) with the same seed for every implementation, so that the stop falls
  * anywhere in a polling follower's cycle; then the stop. The follower becomes the next leader
  * and a new follower starts.
@@ -93,6 +94,8 @@ final class Takeovers {
 					break;
 				}
 				takeovers.add(opened - stoppedAt);
+				BenchmarkMain.log(String.format("  %s %s %s sample %d: %s", implementation.label(), mode, timings,
+						sample, Report.duration(opened - stoppedAt)));
 				Replica old = leader;
 				if (mode == Mode.GRACEFUL) {
 					Long closed = old.gates.awaitClosed(Duration.ofSeconds(10));
@@ -160,9 +163,20 @@ final class Takeovers {
 		if (!this.server.awaitRequest(follower.identity(), ApiServer.Kind.GET, timeout)) {
 			throw new IllegalStateException(follower.identity() + " sent no request within " + timeout);
 		}
-		if (implementation.followersWatch()
-				&& !this.server.awaitRequest(follower.identity(), ApiServer.Kind.WATCH, timeout)) {
-			throw new IllegalStateException(follower.identity() + " opened no watch within " + timeout);
+		if (implementation.followersWatch()) {
+			if (!this.server.awaitRequest(follower.identity(), ApiServer.Kind.WATCH, timeout)) {
+				throw new IllegalStateException(follower.identity() + " opened no watch within " + timeout);
+			}
+			// The server logs a watch request before it registers the watch: wait until a renewal
+			// of the leader has reached the follower after that (it sends no read meanwhile).
+			Object seen = follower.candidate.lastSeenRenewal();
+			long deadline = System.nanoTime() + timeout.toNanos();
+			while (java.util.Objects.equals(seen, follower.candidate.lastSeenRenewal())) {
+				if (System.nanoTime() - deadline > 0) {
+					throw new IllegalStateException(follower.identity() + " saw no renewal within " + timeout);
+				}
+				Thread.sleep(2);
+			}
 		}
 	}
 
