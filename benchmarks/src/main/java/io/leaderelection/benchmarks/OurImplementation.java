@@ -86,7 +86,8 @@ final class OurImplementation implements Implementation {
 			};
 			this.engine = new ElectionEngine(identity,
 					List.of(settings("default", ApiServer.NAMESPACE, leaseName, timings)),
-					new KubernetesLeaseStores(this.client), this.threads.runtime(), List.of(listener));
+					new KubernetesLeaseStores(this.client, this.threads.watchOpener()), this.threads.runtime(),
+					List.of(listener));
 		}
 
 		@Override

@@ -60,8 +60,10 @@ public final class ScaleChild {
 					losses.incrementAndGet();
 				}
 			};
-			ElectionEngine engine = new ElectionEngine(clientName, settings, new KubernetesLeaseStores(client),
-					new LeaderElectionThreads().runtime(), List.of(countingLosses));
+			LeaderElectionThreads electorThreads = new LeaderElectionThreads();
+			ElectionEngine engine = new ElectionEngine(clientName, settings,
+					new KubernetesLeaseStores(client, electorThreads.watchOpener()), electorThreads.runtime(),
+					List.of(countingLosses));
 			engine.start();
 			allLead = () -> engine.statuses().values().stream().allMatch((status) -> status.leader());
 		}
