@@ -15,7 +15,7 @@ import java.time.Instant;
  * @param leaseTransitions the Lease's leaseTransitions as last seen, {@code null} when unknown
  * @param fencingToken the Lease's leaseTransitions after this instance acquired it; {@code null}
  * when not leader. Strictly increases with every change of holder.
- * @param lastError the last failure to read or write the Lease, {@code null} when the last call
+ * @param lastError the last failure to read or write the Lease, {@code null} when the last attempt
  * succeeded
  */
 public record LeaderStatus(String election, String namespace, String leaseName, boolean leader,

@@ -81,7 +81,7 @@ public class LeaderElectionAutoConfiguration {
 			LeaderElectionThreads threads, ObjectProvider<ElectionListener> listeners) {
 		List<ElectionListener> all = listeners.orderedStream().toList();
 		return new ElectionEngine(settings.identity(), settings.elections(),
-				new KubernetesLeaseStores(kubernetesClient), threads.runtime(), all);
+				new KubernetesLeaseStores(kubernetesClient, threads.watchOpener()), threads.runtime(), all);
 	}
 
 	@Bean

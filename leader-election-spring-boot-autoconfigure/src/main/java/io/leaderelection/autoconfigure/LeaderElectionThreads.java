@@ -2,6 +2,7 @@ package io.leaderelection.autoconfigure;
 
 import java.time.Clock;
 import java.util.Random;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -16,7 +17,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The threads the elector owns, whatever the number of elections: a small scheduler pool that
- * runs every election and one thread that publishes events and calls listeners.
+ * runs every election, one thread that publishes events and calls listeners, and two that open
+ * followers' watches.
  */
 public class LeaderElectionThreads implements DisposableBean {
 
@@ -25,7 +27,12 @@ public class LeaderElectionThreads implements DisposableBean {
 
 	private final ScheduledThreadPoolExecutor scheduler;
 
+	/** Watch openers; fabric8 blocks each until the server accepted the watch. */
+	static final int WATCH_OPENER_THREADS = 2;
+
 	private final ExecutorService callbacks;
+
+	private final ExecutorService watchOpeners;
 
 	public LeaderElectionThreads() {
 		CustomizableThreadFactory schedulerThreads = new CustomizableThreadFactory("leader-election-");
@@ -35,6 +42,14 @@ public class LeaderElectionThreads implements DisposableBean {
 		CustomizableThreadFactory callbackThreads = new CustomizableThreadFactory("leader-election-events-");
 		callbackThreads.setDaemon(true);
 		this.callbacks = Executors.newSingleThreadExecutor(callbackThreads);
+		CustomizableThreadFactory watchThreads = new CustomizableThreadFactory("leader-election-watch-");
+		watchThreads.setDaemon(true);
+		this.watchOpeners = Executors.newFixedThreadPool(WATCH_OPENER_THREADS, watchThreads);
+	}
+
+	/** Where the Lease stores open their watches. */
+	public Executor watchOpener() {
+		return this.watchOpeners;
 	}
 
 	/** The runtime the engine runs on: these threads, the system's monotonic and UTC clocks. */
@@ -46,6 +61,7 @@ public class LeaderElectionThreads implements DisposableBean {
 	@Override
 	public void destroy() throws InterruptedException {
 		this.scheduler.shutdownNow();
+		this.watchOpeners.shutdownNow();
 		this.callbacks.shutdown();
 		this.callbacks.awaitTermination(5, TimeUnit.SECONDS);
 	}

@@ -58,7 +58,10 @@ final class Election {
 	/** When the current streak of failed calls began; {@link #NEVER} while calls succeed. */
 	private volatile long failingSinceNanos = NEVER;
 
-	/** When the loop last began an attempt; {@link #NEVER} before the first. */
+	/** The verb of the call that failed last, when it was a store call; guarded by this. */
+	private String failingVerb;
+
+	/** When the loop last began an attempt or acted on a watch event; {@link #NEVER} before. */
 	private volatile long lastAttemptNanos = NEVER;
 
 	// The loop's state below is guarded by this.
@@ -216,6 +219,7 @@ final class Election {
 	}
 
 	private void renewed(long sentAt, long sequence, boolean afterConflict, LeaseRecord stored, Throwable failure) {
+		this.listener.renewed(this.settings.name(), failure == null, now() - sentAt);
 		if (failure == null) {
 			succeeded();
 			observe(stored, sentAt);
@@ -281,7 +285,10 @@ final class Election {
 				scheduleAttempt(followerDelay());
 				return;
 			}
-			succeeded();
+			if ("get".equals(this.failingVerb)) {
+				// Reading works again; failed writes, though, go on failing until one succeeds.
+				succeeded();
+			}
 			long now = now();
 			if (stored != null) {
 				observe(stored, now);
@@ -294,11 +301,13 @@ final class Election {
 	/**
 	 * What a follower does with the record it just read or was sent: claim it if it is absent,
 	 * free, its own or expired; otherwise wait until it would expire, polling meanwhile unless
-	 * a watch will tell of changes.
+	 * a watch will tell of changes. A streak of failed writes ends only when a write succeeds
+	 * or there is nothing to claim, not when a read succeeds, so that a candidate that can read
+	 * but never write (a missing namespace, no create permission) keeps failing.
 	 */
 	private void decide(LeaseRecord stored, long now, long sequence) {
 		if (stayingOut(now)) {
-			scheduleAttempt(Math.min(pollDelay(), this.stayOutUntilNanos - now));
+			waitFor(Math.min(pollDelay(), this.stayOutUntilNanos - now));
 		}
 		else if (stored == null) {
 			claim(null, (this.highestTransitionsSeen >= 0) ? this.highestTransitionsSeen + 1 : 0, sequence);
@@ -312,9 +321,15 @@ final class Election {
 				claim(stored, stored.transitions() + 1, sequence);
 			}
 			else {
-				scheduleAttempt(Math.min(pollDelay(), untilExpiry));
+				waitFor(Math.min(pollDelay(), untilExpiry));
 			}
 		}
+	}
+
+	/** The Lease was read (or sent) and nothing can be claimed yet: the attempt succeeded. */
+	private void waitFor(long delayNanos) {
+		succeeded();
+		scheduleAttempt(delayNanos);
 	}
 
 	// ---- watching as a follower
@@ -324,7 +339,16 @@ final class Election {
 			return;
 		}
 		WatchListener listener = new WatchListener();
-		LeaseWatch started = this.store.watch((seen != null) ? seen.resourceVersion() : null, listener);
+		LeaseWatch started;
+		try {
+			started = this.store.watch((seen != null) ? seen.resourceVersion() : null, listener);
+		}
+		catch (RuntimeException ex) {
+			// The watch could not be opened (no watch permission, no such namespace): poll, and
+			// try again after a backoff, as when a watch ends. The attempt goes on regardless.
+			backOffWatching(now, ex);
+			return;
+		}
 		if (started != null) {
 			this.watchListener = listener;
 			this.watch = started;
@@ -345,6 +369,9 @@ final class Election {
 		}
 		this.watchBackoffNanos = this.retryPeriodNanos;
 		long now = now();
+		// Acting on an event is the loop at work: while a leader renews, a watching follower
+		// never reaches its own next attempt, and must not look stalled.
+		this.lastAttemptNanos = now;
 		if (record != null) {
 			observe(record, now);
 		}
@@ -361,14 +388,18 @@ final class Election {
 		}
 		this.watch = null;
 		this.watchListener = null;
-		long now = now();
-		this.watchRetryAtNanos = now + this.watchBackoffNanos;
-		logger.debug("Watch of {} ended, polling for {} ms: {}", this.store.describe(),
-				Duration.ofNanos(this.watchBackoffNanos).toMillis(), String.valueOf(cause));
-		this.watchBackoffNanos = Math.min(this.watchBackoffNanos * 2, MAX_WATCH_BACKOFF_FACTOR * this.retryPeriodNanos);
+		backOffWatching(now(), cause);
 		if (this.running && this.leadership == null && !this.claimInFlight) {
 			scheduleAttempt(followerDelay());
 		}
+	}
+
+	/** Polls instead of watching for a backoff that doubles each time, up to a bound. */
+	private void backOffWatching(long now, Throwable cause) {
+		this.watchRetryAtNanos = now + this.watchBackoffNanos;
+		logger.debug("Watch of {} ended or failed, polling for {} ms: {}", this.store.describe(),
+				Duration.ofNanos(this.watchBackoffNanos).toMillis(), String.valueOf(cause));
+		this.watchBackoffNanos = Math.min(this.watchBackoffNanos * 2, MAX_WATCH_BACKOFF_FACTOR * this.retryPeriodNanos);
 	}
 
 	/** How long a follower waits before reading again when nothing else wakes it. */
@@ -626,6 +657,7 @@ final class Election {
 	private void succeeded() {
 		this.lastError = null;
 		this.failingSinceNanos = NEVER;
+		this.failingVerb = null;
 	}
 
 	private void failed(Throwable failure) {
@@ -634,6 +666,7 @@ final class Election {
 			logger.warn("Election '{}': {}", this.settings.name(), message);
 		}
 		this.lastError = message;
+		this.failingVerb = (failure instanceof LeaseStoreException storeFailure) ? storeFailure.getVerb() : null;
 		if (this.failingSinceNanos == NEVER) {
 			this.failingSinceNanos = now();
 		}

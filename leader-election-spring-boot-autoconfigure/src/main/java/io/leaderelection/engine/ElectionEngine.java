@@ -117,6 +117,11 @@ public final class ElectionEngine implements LeaderElector {
 			dispatch((listener) -> listener.revoked(election, cause, gateClosedAt));
 		}
 
+		@Override
+		public void renewed(String election, boolean success, long nanos) {
+			dispatch((listener) -> listener.renewed(election, success, nanos));
+		}
+
 		private void dispatch(Consumer<ElectionListener> call) {
 			this.runtime.callbackExecutor().execute(() -> {
 				for (ElectionListener listener : this.listeners) {

@@ -10,11 +10,11 @@ import java.time.Duration;
  * @param pastDeadlineFor how long the leadership has been kept past its renew deadline without
  * being revoked, {@link Duration#ZERO} when not: anything but a brief moment means the loop is
  * stuck
- * @param failingFor how long every call to the Lease has failed, {@link Duration#ZERO} when the
- * last call succeeded
- * @param lastError the last failure, {@code null} when the last call succeeded
- * @param sinceLastAttempt how long ago the loop last began an attempt; {@code null} before the
- * first one
+ * @param failingFor how long every attempt has failed, {@link Duration#ZERO} when the last one
+ * succeeded; a read followed by a failing write is a failed attempt
+ * @param lastError the last failure, {@code null} when the last attempt succeeded
+ * @param sinceLastAttempt how long ago the loop last began an attempt or acted on a watch event;
+ * {@code null} before the first one
  * @param leaseDuration the election's lease duration
  * @param retryPeriod the election's retry period
  */

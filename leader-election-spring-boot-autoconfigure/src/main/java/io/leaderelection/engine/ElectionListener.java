@@ -25,4 +25,16 @@ public interface ElectionListener {
 	default void revoked(String election, RevocationCause cause, long gateClosedAt) {
 	}
 
+	/**
+	 * A renewal, the leader's write of the Lease, ended: it was answered, or it failed or timed
+	 * out. A conflict counts as a failed renewal even when the re-read that follows finds the
+	 * Lease still ours and renews again.
+	 * @param election the election name
+	 * @param success whether the Lease was renewed
+	 * @param nanos how long from sending the renewal to learning its outcome, on the engine's
+	 * monotonic clock
+	 */
+	default void renewed(String election, boolean success, long nanos) {
+	}
+
 }

@@ -8,8 +8,10 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -51,6 +53,8 @@ public final class KubernetesLeaseStore implements LeaseStore {
 
 	private final HttpClient httpClient;
 
+	private final Executor watchOpener;
+
 	private final KubernetesSerialization serialization;
 
 	private final String namespace;
@@ -65,9 +69,11 @@ public final class KubernetesLeaseStore implements LeaseStore {
 
 	private volatile Lease lastStored;
 
-	KubernetesLeaseStore(KubernetesClient client, HttpClient httpClient, String namespace, String name) {
+	KubernetesLeaseStore(KubernetesClient client, HttpClient httpClient, Executor watchOpener, String namespace,
+			String name) {
 		this.client = client;
 		this.httpClient = httpClient;
+		this.watchOpener = watchOpener;
 		this.serialization = client.getKubernetesSerialization();
 		this.namespace = namespace;
 		this.name = name;
@@ -113,9 +119,14 @@ public final class KubernetesLeaseStore implements LeaseStore {
 		return send("update", request, timeout).thenApply((response) -> stored("update", response));
 	}
 
+	/**
+	 * Opens the watch on the watch opener and returns at once; a watch the server refuses ends
+	 * with the refusal.
+	 */
 	@Override
 	public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
-		Watch watch = this.client.leases()
+		OpeningWatch watch = new OpeningWatch();
+		this.watchOpener.execute(() -> watch.open(() -> this.client.leases()
 			.inNamespace(this.namespace)
 			.withName(this.name)
 			.watch(new ListOptionsBuilder().withResourceVersion(fromResourceVersion).build(), new Watcher<Lease>() {
@@ -134,8 +145,8 @@ public final class KubernetesLeaseStore implements LeaseStore {
 				public void onClose(WatcherException cause) {
 					listener.ended(cause);
 				}
-			});
-		return watch::close;
+			}), listener));
+		return watch;
 	}
 
 	private Lease template() {
@@ -265,6 +276,46 @@ public final class KubernetesLeaseStore implements LeaseStore {
 		String message = response.message();
 		return (body == null || body.isBlank()) ? String.valueOf(message)
 				: body.substring(0, Math.min(body.length(), 300));
+	}
+
+	/** A watch that may still be opening when it is closed. */
+	private static final class OpeningWatch implements LeaseWatch {
+
+		private Watch opened;
+
+		private boolean closed;
+
+		void open(Supplier<Watch> opener, LeaseWatch.Listener listener) {
+			synchronized (this) {
+				if (this.closed) {
+					return;
+				}
+			}
+			Watch watch;
+			try {
+				watch = opener.get();
+			}
+			catch (RuntimeException ex) {
+				listener.ended(ex);
+				return;
+			}
+			synchronized (this) {
+				if (!this.closed) {
+					this.opened = watch;
+					return;
+				}
+			}
+			watch.close();
+		}
+
+		@Override
+		public synchronized void close() {
+			this.closed = true;
+			if (this.opened != null) {
+				this.opened.close();
+			}
+		}
+
 	}
 
 	static LeaseRecord record(Lease lease) {

@@ -1,5 +1,7 @@
 package io.leaderelection.kubernetes;
 
+import java.util.concurrent.Executor;
+
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
@@ -18,8 +20,16 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory {
 
 	private final HttpClient httpClient;
 
-	public KubernetesLeaseStores(KubernetesClient client) {
+	private final Executor watchOpener;
+
+	/**
+	 * @param client the fabric8 client every store talks through
+	 * @param watchOpener where watches are opened: fabric8 blocks until the server accepted a
+	 * watch, and the engine's threads must never block
+	 */
+	public KubernetesLeaseStores(KubernetesClient client, Executor watchOpener) {
 		this.client = client;
+		this.watchOpener = watchOpener;
 		this.httpClient = client.getHttpClient()
 			.newBuilder()
 			.tag(new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
@@ -30,7 +40,7 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory {
 
 	/** The store of the Lease with the given namespace and name. */
 	public KubernetesLeaseStore forLease(String namespace, String name) {
-		return new KubernetesLeaseStore(this.client, this.httpClient, namespace, name);
+		return new KubernetesLeaseStore(this.client, this.httpClient, this.watchOpener, namespace, name);
 	}
 
 	@Override

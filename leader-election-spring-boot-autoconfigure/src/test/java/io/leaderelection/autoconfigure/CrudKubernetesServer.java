@@ -14,7 +14,7 @@ import io.fabric8.mockwebserver.MockWebServer;
  * fabric8's Kubernetes mock server in CRUD mode on the loopback address: it stores Leases,
  * bumps resourceVersion and answers stale updates with 409, like an API server.
  */
-final class CrudKubernetesServer implements AutoCloseable {
+public final class CrudKubernetesServer implements AutoCloseable {
 
 	private final KubernetesMockServer server;
 
@@ -28,7 +28,7 @@ final class CrudKubernetesServer implements AutoCloseable {
 		this.client = this.server.createClient();
 	}
 
-	static CrudKubernetesServer start() {
+	public static CrudKubernetesServer start() {
 		return new CrudKubernetesServer();
 	}
 
@@ -36,7 +36,7 @@ final class CrudKubernetesServer implements AutoCloseable {
 	 * A new client on this server, for one application context: a context closes the
 	 * {@code KubernetesClient} bean it was given, so clients are not shared between contexts.
 	 */
-	KubernetesClient newClient() {
+	public KubernetesClient newClient() {
 		return this.server.createClient();
 	}
 
@@ -50,7 +50,7 @@ final class CrudKubernetesServer implements AutoCloseable {
 		return this.client.getNamespace();
 	}
 
-	Lease lease(String namespace, String name) {
+	public Lease lease(String namespace, String name) {
 		return this.client.leases().inNamespace(namespace).withName(name).get();
 	}
 

@@ -169,6 +169,62 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void aCandidateThatCanReadButNotWriteKeepsFailing() {
+		Replica a = replica("a");
+		a.connection.failWrites();
+		a.start();
+		this.time.advance(LEASE_DURATION.multipliedBy(2));
+		ElectionHealth health = a.engine.health("default");
+		assertThat(health.failingFor()).isGreaterThan(LEASE_DURATION);
+		assertThat(health.lastError()).startsWith("create Lease test/lease: 500");
+		assertThat(a.engine.status("default").lastError()).isEqualTo(health.lastError());
+		assertThat(this.leases.stored()).isNull();
+		a.connection.heal();
+		this.time.advance(RETRY_PERIOD.multipliedBy(2));
+		assertThat(a.engine.health("default").failingFor()).isZero();
+		assertThat(a.engine.status("default").lastError()).isNull();
+		assertThat(a.engine.isLeader()).isTrue();
+	}
+
+	@Test
+	void aFollowerWhoseReadsWorkAgainIsHealthyAtOnce() {
+		Replica a = leader("a");
+		Replica b = replica("b");
+		b.connection.failRequests();
+		follower(b);
+		this.time.advance(LEASE_DURATION.multipliedBy(2));
+		assertThat(b.engine.health("default").failingFor()).isGreaterThan(LEASE_DURATION);
+		assertThat(b.engine.status("default").lastError()).startsWith("get Lease test/lease: 500");
+		b.connection.heal();
+		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
+		assertThat(b.engine.status("default").holderIdentity()).isEqualTo("a");
+		assertThat(b.engine.status("default").lastError()).isNull();
+		assertThat(b.engine.health("default").failingFor()).isZero();
+	}
+
+	@Test
+	void everyRenewalReportsItsOutcomeAndHowLongItTookButAcquiringDoesNot() {
+		Replica a = replica("a");
+		a.start();
+		this.time.runDue();
+		this.time.advance(RETRY_PERIOD);
+		assertThat(a.renewals).containsExactly("success PT0S");
+		a.connection.failRequests();
+		this.time.advance(RETRY_PERIOD);
+		assertThat(a.renewals).containsExactly("success PT0S", "failure PT0S");
+		a.connection.heal();
+		this.time.advance(RETRY_PERIOD);
+		assertThat(a.renewals).containsExactly("success PT0S", "failure PT0S", "success PT0S");
+		// The next renewal gets no answer: it times out when the gate closes, a renew deadline
+		// after the last successful renewal was sent, one retry period before this one.
+		a.connection.blackHole();
+		this.time.advance(RENEW_DEADLINE);
+		assertThat(a.renewals).containsExactly("success PT0S", "failure PT0S", "success PT0S",
+				"failure " + RENEW_DEADLINE.minus(RETRY_PERIOD));
+		assertThat(a.events).containsExactly("granted 0", "revoked RENEW_DEADLINE_PASSED");
+	}
+
+	@Test
 	void aConflictOnRenewalFromAnotherHolderRevokes() {
 		Replica a = leader("a");
 		this.leases.edit((held) -> new LeaseRecord("thief", 15, wallNow(), wallNow(), 1, null));
@@ -245,6 +301,18 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void aWatchingFollowerOfALiveLeaderIsNotStalled() {
+		Replica a = leader("a");
+		Replica b = follower(replica("b"));
+		this.time.advance(LEASE_DURATION.multipliedBy(4));
+		assertThat(b.connection.openWatches()).isOne();
+		ElectionHealth health = b.engine.health("default");
+		assertThat(health.sinceLastAttempt()).isLessThanOrEqualTo(RETRY_PERIOD);
+		assertThat(health.loopStalled()).isFalse();
+		assertThat(a.engine.isLeader()).isTrue();
+	}
+
+	@Test
 	void aWatchingFollowerTakesALeaseThatStoppedChangingAtItsExpiry() {
 		Replica a = leader("a");
 		Replica b = follower(replica("b"));
@@ -270,6 +338,23 @@ class ElectionEngineTest {
 		a.engine.stop(true);
 		this.time.runDue();
 		assertThat(b.engine.isLeader()).isTrue();
+	}
+
+	@Test
+	void aCandidateWhoseWatchIsRefusedStillLeadsAndFollowsByPolling() {
+		Replica a = replica("a");
+		a.connection.refuseWatches();
+		a.start();
+		this.time.runDue();
+		assertThat(a.engine.isLeader()).isTrue();
+		assertThat(a.engine.status("default").lastError()).isNull();
+		Replica b = replica("b");
+		b.connection.refuseWatches();
+		follower(b);
+		a.engine.stop(true);
+		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
+		assertThat(b.engine.isLeader()).isTrue();
+		assertThat(b.engine.health("default").failingFor()).isZero();
 	}
 
 	@Test
@@ -450,6 +535,8 @@ class ElectionEngineTest {
 
 		final List<String> events = new ArrayList<>();
 
+		final List<String> renewals = new ArrayList<>();
+
 		long lastGateClosedAt;
 
 		Runnable onRevoked = () -> {
@@ -477,6 +564,11 @@ class ElectionEngineTest {
 			this.onRevoked.run();
 			this.lastGateClosedAt = gateClosedAt;
 			this.events.add("revoked " + cause);
+		}
+
+		@Override
+		public void renewed(String election, boolean success, long nanos) {
+			this.renewals.add((success ? "success " : "failure ") + Duration.ofNanos(nanos));
 		}
 
 	}

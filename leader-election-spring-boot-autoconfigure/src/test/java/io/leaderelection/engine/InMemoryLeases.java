@@ -100,6 +100,8 @@ final class InMemoryLeases {
 
 		private volatile boolean watchable = true;
 
+		private volatile boolean watchRefused;
+
 		private final List<CompletableFuture<?>> hanging = new ArrayList<>();
 
 		Connection(String replica) {
@@ -116,8 +118,18 @@ final class InMemoryLeases {
 			this.fault = Fault.ERROR;
 		}
 
+		/** From now on reads are served and writes fail at once with a server error. */
+		void failWrites() {
+			this.fault = Fault.WRITE_ERROR;
+		}
+
 		void heal() {
 			this.fault = Fault.NONE;
+		}
+
+		/** From now on opening a watch throws, as fabric8 does when the server refuses it. */
+		void refuseWatches() {
+			this.watchRefused = true;
 		}
 
 		/** Whether this replica may watch; when not, its followers poll. */
@@ -148,6 +160,9 @@ final class InMemoryLeases {
 		public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
 			if (!this.watchable) {
 				return null;
+			}
+			if (this.watchRefused) {
+				throw new LeaseStoreException("watch", LEASE, 403, "403 Forbidden");
 			}
 			synchronized (InMemoryLeases.this) {
 				InMemoryLeases.this.requests.add(this.replica + " watch");
@@ -196,13 +211,22 @@ final class InMemoryLeases {
 					return never;
 				case ERROR:
 					return CompletableFuture.failedFuture(new LeaseStoreException(verb, LEASE, 500, "500 boom"));
+				case WRITE_ERROR:
+					if (!"get".equals(verb)) {
+						return CompletableFuture.failedFuture(new LeaseStoreException(verb, LEASE, 500, "500 boom"));
+					}
+					return serveOrFail(verb, record);
 				default:
-					try {
-						return CompletableFuture.completedFuture(serve(this.replica, verb, record));
-					}
-					catch (LeaseStoreException ex) {
-						return CompletableFuture.failedFuture(ex);
-					}
+					return serveOrFail(verb, record);
+			}
+		}
+
+		private CompletableFuture<LeaseRecord> serveOrFail(String verb, LeaseRecord record) {
+			try {
+				return CompletableFuture.completedFuture(serve(this.replica, verb, record));
+			}
+			catch (LeaseStoreException ex) {
+				return CompletableFuture.failedFuture(ex);
 			}
 		}
 
@@ -213,7 +237,7 @@ final class InMemoryLeases {
 
 	private enum Fault {
 
-		NONE, BLACK_HOLE, ERROR
+		NONE, BLACK_HOLE, ERROR, WRITE_ERROR
 
 	}
 

@@ -38,7 +38,7 @@ class FootprintIntegrationTest {
 	}
 
 	@Test
-	void aRenewalIsOnePutAndAWatchingFollowerSendsNothing() throws Exception {
+	void aRenewalIsOnePutAndAWatchingFollowerSendsNoMoreThanOneRead() throws Exception {
 		this.reactor = new NioReactor();
 		for (String name : List.of("r1", "r2", "r3")) {
 			this.replicas.add(Replica.start(name, this.server, this.reactor, this.history, Map.of()));
@@ -58,12 +58,20 @@ class FootprintIntegrationTest {
 					.sorted(Map.Entry.comparingByKey())
 					.map((entry) -> entry.getKey() + "=" + entry.getValue())
 					.collect(Collectors.joining(", ")));
-		// The followers learn of every renewal from the watch they opened before.
-		assertThat(counts).containsOnlyKeys(leader + " PUT");
+		// The followers learn of renewals from their watches. A watch opens off the elector's
+		// threads and the server registers it a moment after serving it, so a follower may miss
+		// the first renewals and read the Lease once when it would have expired: one GET at most.
+		assertThat(counts.keySet()).allMatch((key) -> key.equals(leader + " PUT") || key.endsWith(" GET"));
+		for (Replica replica : this.replicas) {
+			if (!replica.name().equals(leader)) {
+				assertThat(counts.getOrDefault(replica.name() + " GET", 0L)).as("GETs of %s", replica)
+					.isLessThanOrEqualTo(1);
+			}
+		}
 	}
 
 	@Test
-	void aHundredElectionsRunOnTheSameThreeThreadsAsOne() throws Exception {
+	void aHundredElectionsRunOnAtMostFiveThreads() throws Exception {
 		this.reactor = new NioReactor();
 		Map<String, Object> properties = new HashMap<>();
 		for (int i = 1; i <= 100; i++) {
@@ -82,7 +90,8 @@ class FootprintIntegrationTest {
 			.toList();
 		System.out.println("101 elections led by one replica; elector threads: " + electorThreads);
 		assertThat(replica.elector().statuses()).hasSize(101);
-		assertThat(electorThreads).hasSizeLessThanOrEqualTo(3);
+		// Two scheduler threads, one event thread, at most two watch openers.
+		assertThat(electorThreads).hasSizeLessThanOrEqualTo(5);
 	}
 
 }

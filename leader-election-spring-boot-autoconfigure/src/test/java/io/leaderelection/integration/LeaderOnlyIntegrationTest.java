@@ -119,9 +119,12 @@ class LeaderOnlyIntegrationTest {
 		Replica successor = leaders().get(0);
 		await().atMost(ELECTION_TIMEOUT).until(() -> poller(successor).isRunning());
 		assertThat(poller(leader).isRunning()).isFalse();
+		// Only the old leader's bean has stopped (more than once if a slow machine cost it a renewal
+		// before the cut), and it had stopped before the successor's started.
 		List<Activity.Run> stopped = activity.runs();
-		assertThat(stopped).extracting(Activity.Run::replica).containsExactly(leader.name());
-		assertThat(poller(successor).startedAt()).as("the successor's start").isGreaterThan(stopped.get(0).endedAt());
+		assertThat(stopped).isNotEmpty().extracting(Activity.Run::replica).containsOnly(leader.name());
+		long lastStop = stopped.stream().mapToLong(Activity.Run::endedAt).max().orElseThrow();
+		assertThat(poller(successor).startedAt()).as("the successor's start").isGreaterThan(lastStop);
 		leader.restoreNetwork();
 		await().atMost(ELECTION_TIMEOUT)
 			.untilAsserted(() -> assertThat(leader.elector().status("default").holderIdentity())

@@ -230,13 +230,13 @@ class KubernetesLeaseStoreCrudTests {
 		TimeZone saved = TimeZone.getDefault();
 		TimeZone.setDefault(TimeZone.getTimeZone("Asia/Kolkata"));
 		try (KubernetesClient shifted = this.server.createClient()) {
-			KubernetesLeaseStore store = new KubernetesLeaseStores(shifted).forLease(NS, NAME);
+			KubernetesLeaseStore store = new KubernetesLeaseStores(shifted, Runnable::run).forLease(NS, NAME);
 			Instant acquire = Instant.parse("2026-11-21T14:51:52.123456Z");
 			await(store.create(new LeaseRecord("pod-a", 15, acquire, acquire, 0, null), TIMEOUT));
 
 			assertThat(rawGet(NS, NAME).path("spec").path("acquireTime").asText())
 				.isEqualTo("2026-11-21T14:51:52.123456Z");
-			assertThat(await(new KubernetesLeaseStores(shifted).forLease(NS, NAME).get(TIMEOUT)).acquireTime())
+			assertThat(await(new KubernetesLeaseStores(shifted, Runnable::run).forLease(NS, NAME).get(TIMEOUT)).acquireTime())
 				.isEqualTo(acquire);
 		}
 		finally {
@@ -534,7 +534,7 @@ class KubernetesLeaseStoreCrudTests {
 	}
 
 	private KubernetesLeaseStore store(String namespace, String name) {
-		return new KubernetesLeaseStores(this.client).forLease(namespace, name);
+		return new KubernetesLeaseStores(this.client, Runnable::run).forLease(namespace, name);
 	}
 
 	private static Lease foreignLease(String holder, Instant time, int transitions) {

@@ -60,7 +60,7 @@ class KubernetesLeaseStoreErrorTests {
 		this.server = new KubernetesMockServer(false);
 		this.server.init(InetAddress.getLoopbackAddress(), 0);
 		this.client = this.server.createClient();
-		this.store = new KubernetesLeaseStores(this.client).forLease(NS, NAME);
+		this.store = new KubernetesLeaseStores(this.client, Runnable::run).forLease(NS, NAME);
 	}
 
 	@AfterEach
@@ -329,7 +329,7 @@ class KubernetesLeaseStoreErrorTests {
 
 	@Test
 	void namespaceAndNameAreSentAsGiven() throws Exception {
-		KubernetesLeaseStore dotted = new KubernetesLeaseStores(this.client).forLease("team-a-prod-2", "orders.billing-leader.v1");
+		KubernetesLeaseStore dotted = new KubernetesLeaseStores(this.client, Runnable::run).forLease("team-a-prod-2", "orders.billing-leader.v1");
 		String object = "/apis/coordination.k8s.io/v1/namespaces/team-a-prod-2/leases/orders.billing-leader.v1";
 		this.server.expect().get().withPath(object).andReturn(200, lease()).once();
 		this.server.expect().put().withPath(object).andReturn(200, lease()).once();
@@ -379,7 +379,7 @@ class KubernetesLeaseStoreErrorTests {
 			.withImpersonateUsername("system:serviceaccount:team-a:elector")
 			.endConfig())) {
 
-			new KubernetesLeaseStores(impersonating).forLease(NS, NAME).get(TIMEOUT).get(10, TimeUnit.SECONDS);
+			new KubernetesLeaseStores(impersonating, Runnable::run).forLease(NS, NAME).get(TIMEOUT).get(10, TimeUnit.SECONDS);
 		}
 
 		RecordedRequest get = this.server.takeRequest(5, TimeUnit.SECONDS);

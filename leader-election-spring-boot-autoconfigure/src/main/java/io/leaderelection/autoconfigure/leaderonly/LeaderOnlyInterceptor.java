@@ -16,6 +16,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Runs a {@code @LeaderOnly} call only while this replica leads its election, reading the
@@ -26,18 +27,20 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	private final LeaderOnlyAttributeSource attributes;
 
-	private final ObjectProvider<LeaderElector> elector;
+	// Looked up once, on the first call: the interceptor exists before these beans do, and a
+	// bean factory look-up on every call would cost more than the rest of the interception.
+	private final SingletonSupplier<LeaderElector> elector;
 
-	private final ObjectProvider<LeaderOnlyRegistry> registry;
+	private final SingletonSupplier<LeaderOnlyRegistry> registry;
 
-	private final ObjectProvider<LeaderOnlyInvocations> invocations;
+	private final SingletonSupplier<LeaderOnlyInvocations> invocations;
 
 	LeaderOnlyInterceptor(LeaderOnlyAttributeSource attributes, ObjectProvider<LeaderElector> elector,
 			ObjectProvider<LeaderOnlyRegistry> registry, ObjectProvider<LeaderOnlyInvocations> invocations) {
 		this.attributes = attributes;
-		this.elector = elector;
-		this.registry = registry;
-		this.invocations = invocations;
+		this.elector = SingletonSupplier.of(elector::getObject);
+		this.registry = SingletonSupplier.of(registry::getObject);
+		this.invocations = SingletonSupplier.of(invocations::getObject);
 	}
 
 	@Override
@@ -52,19 +55,19 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		String election = leaderOnly.value();
-		LeaderOnlyRegistry registry = this.registry.getObject();
-		LeaderOnlyInvocations invocations = this.invocations.getObject();
+		LeaderOnlyRegistry registry = this.registry.obtain();
+		LeaderOnlyInvocations invocations = this.invocations.obtain();
 		LeaderOnlyRegistry.Call call = registry.enter(election, leaderOnly.interruptOnRevoke());
 		if (call == null) {
 			invocations.record(election, Outcome.REFUSED);
 			if (leaderOnly.throwIfNotLeader()) {
-				throw NotLeaderException.shuttingDown(election, this.elector.getObject().identity());
+				throw NotLeaderException.shuttingDown(election, this.elector.obtain().identity());
 			}
 			return emptyResult(method.getReturnType());
 		}
 		try {
 			// Checked once the call is registered, so that a revocation after this point finds it.
-			if (!this.elector.getObject().isLeader(election)) {
+			if (!this.elector.obtain().isLeader(election)) {
 				invocations.record(election, Outcome.SKIPPED);
 				return notLeader(leaderOnly, method);
 			}
@@ -81,7 +84,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		if ("isAutoStartup".equals(invocation.getMethod().getName())) {
 			return false;
 		}
-		if (this.registry.getObject().isDraining() || !this.elector.getObject().isLeader(gate.value())) {
+		if (this.registry.obtain().isDraining() || !this.elector.obtain().isLeader(gate.value())) {
 			return null;
 		}
 		return invocation.proceed();
@@ -90,7 +93,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 	private Object notLeader(LeaderOnly leaderOnly, Method method) {
 		if (leaderOnly.throwIfNotLeader()) {
 			String election = leaderOnly.value();
-			throw new NotLeaderException(election, this.elector.getObject().status(election).holderIdentity());
+			throw new NotLeaderException(election, this.elector.obtain().status(election).holderIdentity());
 		}
 		return emptyResult(method.getReturnType());
 	}

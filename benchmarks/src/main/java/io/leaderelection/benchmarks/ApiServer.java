@@ -1,0 +1,167 @@
+package io.leaderelection.benchmarks;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+
+/**
+ * fabric8's mock API server in CRUD mode on loopback, counting every request it serves by the
+ * client that sent it (the {@value #CLIENT_HEADER} header each benchmark client carries) and by
+ * kind. A thread drains the server's record of requests as they come, so that it never grows.
+ */
+final class ApiServer implements AutoCloseable {
+
+	static final String CLIENT_HEADER = "X-Benchmark-Client";
+
+	static final String NAMESPACE = "bench";
+
+	/** The mock server logs every request at INFO through java.util.logging: kept quiet (and referenced). */
+	private static final java.util.logging.Logger MOCK_SERVER_LOG = quiet("io.fabric8.mockwebserver");
+
+	/** What a request was: a read, an update, a create, the start of a watch, or else. */
+	enum Kind {
+
+		GET, PUT, PATCH, POST, WATCH, OTHER
+
+	}
+
+	private final KubernetesMockServer server;
+
+	private final Map<String, Counts> counts = new ConcurrentHashMap<>();
+
+	private final Thread drain;
+
+	private volatile boolean open = true;
+
+	private ApiServer() {
+		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+				new KubernetesCrudDispatcher(), false);
+		this.server.init(InetAddress.getLoopbackAddress(), 0);
+		this.drain = new Thread(this::drain, "api-server-request-log");
+		this.drain.setDaemon(true);
+		this.drain.start();
+	}
+
+	private static java.util.logging.Logger quiet(String name) {
+		java.util.logging.Logger logger = java.util.logging.Logger.getLogger(name);
+		logger.setLevel(java.util.logging.Level.WARNING);
+		return logger;
+	}
+
+	static ApiServer start() {
+		return new ApiServer();
+	}
+
+	int port() {
+		return this.server.getPort();
+	}
+
+	/** The requests counted for a client so far. */
+	Counts counts(String client) {
+		return this.counts.computeIfAbsent(client, (name) -> new Counts());
+	}
+
+	/**
+	 * Waits until the server has served at least one request of the given kind from the client.
+	 * @return whether it did within the timeout
+	 */
+	boolean awaitRequest(String client, Kind kind, Duration timeout) throws InterruptedException {
+		Counts counts = counts(client);
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (counts.get(kind) == 0) {
+			if (System.nanoTime() - deadline > 0) {
+				return false;
+			}
+			Thread.sleep(2);
+		}
+		return true;
+	}
+
+	private void drain() {
+		while (this.open) {
+			RecordedRequest request;
+			try {
+				request = this.server.takeRequest(100, TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+			catch (RuntimeException ex) {
+				continue;
+			}
+			if (request != null) {
+				String client = request.getHeader(CLIENT_HEADER);
+				counts((client != null) ? client : "unknown").add(kind(request));
+			}
+		}
+	}
+
+	private static Kind kind(RecordedRequest request) {
+		String method = request.getMethod();
+		String path = String.valueOf(request.getPath());
+		if ("GET".equals(method)) {
+			return path.contains("watch=true") ? Kind.WATCH : Kind.GET;
+		}
+		if ("PUT".equals(method)) {
+			return Kind.PUT;
+		}
+		if ("PATCH".equals(method)) {
+			return Kind.PATCH;
+		}
+		if ("POST".equals(method)) {
+			return Kind.POST;
+		}
+		return Kind.OTHER;
+	}
+
+	@Override
+	public void close() {
+		this.open = false;
+		this.drain.interrupt();
+		this.server.destroy();
+	}
+
+	/** Requests of one client, by kind. */
+	static final class Counts {
+
+		private final Map<Kind, LongAdder> byKind = new ConcurrentHashMap<>();
+
+		void add(Kind kind) {
+			this.byKind.computeIfAbsent(kind, (k) -> new LongAdder()).increment();
+		}
+
+		long get(Kind kind) {
+			LongAdder adder = this.byKind.get(kind);
+			return (adder != null) ? adder.sum() : 0;
+		}
+
+		long total() {
+			long total = 0;
+			for (Kind kind : Kind.values()) {
+				total += get(kind);
+			}
+			return total;
+		}
+
+		/** The counts now, to subtract from later ones. */
+		long[] snapshot() {
+			long[] snapshot = new long[Kind.values().length];
+			for (Kind kind : Kind.values()) {
+				snapshot[kind.ordinal()] = get(kind);
+			}
+			return snapshot;
+		}
+
+	}
+
+}

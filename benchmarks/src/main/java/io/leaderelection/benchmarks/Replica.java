@@ -1,0 +1,74 @@
+package io.leaderelection.benchmarks;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+
+import org.netcrusher.core.reactor.NioReactor;
+import org.netcrusher.tcp.TcpCrusher;
+import org.netcrusher.tcp.TcpCrusherBuilder;
+
+/** A candidate with the log of its gate and, when it may be cut off, its own TCP proxy. */
+final class Replica implements AutoCloseable {
+
+	final Candidate candidate;
+
+	final GateLog gates;
+
+	private final TcpCrusher proxy;
+
+	private Replica(Candidate candidate, GateLog gates, TcpCrusher proxy) {
+		this.candidate = candidate;
+		this.gates = gates;
+		this.proxy = proxy;
+	}
+
+	/** A replica talking to the server directly. */
+	static Replica direct(Implementation implementation, String identity, ApiServer server, String leaseName,
+			Timings timings, boolean releaseOnStop) {
+		GateLog gates = new GateLog();
+		return new Replica(implementation.candidate(identity, server.port(), leaseName, timings, releaseOnStop, gates),
+				gates, null);
+	}
+
+	/** A replica talking to the server through a proxy of its own, which can black-hole it. */
+	static Replica proxied(Implementation implementation, String identity, ApiServer server, NioReactor reactor,
+			String leaseName, Timings timings, boolean releaseOnStop) {
+		TcpCrusher proxy = TcpCrusherBuilder.builder()
+			.withReactor(reactor)
+			.withBindAddress("127.0.0.1", freePort())
+			.withConnectAddress("127.0.0.1", server.port())
+			.buildAndOpen();
+		GateLog gates = new GateLog();
+		return new Replica(implementation.candidate(identity, proxy.getBindAddress().getPort(), leaseName, timings,
+				releaseOnStop, gates), gates, proxy);
+	}
+
+	String identity() {
+		return this.candidate.identity();
+	}
+
+	/** From now on its traffic gets no answer: connections stay open, silent. */
+	void blackHole() {
+		this.proxy.freeze();
+	}
+
+	@Override
+	public void close() {
+		if (this.proxy != null) {
+			this.proxy.close();
+		}
+		this.candidate.close();
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}

@@ -1,0 +1,43 @@
+package io.leaderelection.actuate.health;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.leaderelection.LeaderStatus;
+
+/**
+ * How the health indicators show an election.
+ */
+final class ElectionDetails {
+
+	private ElectionDetails() {
+	}
+
+	/** The status as health details, leaving out what is unknown. */
+	static Map<String, Object> of(LeaderStatus status) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("role", status.leader() ? "leader" : "follower");
+		details.put("lease", status.namespace() + "/" + status.leaseName());
+		putIfKnown(details, "holder", status.holderIdentity());
+		putIfKnown(details, "acquireTime", status.acquireTime());
+		putIfKnown(details, "renewTime", status.renewTime());
+		putIfKnown(details, "transitions", status.leaseTransitions());
+		putIfKnown(details, "fencingToken", status.fencingToken());
+		putIfKnown(details, "lastError", status.lastError());
+		return details;
+	}
+
+	/** A duration in seconds to the millisecond, for people: {@code 15s}, {@code 2.347s}. */
+	static String format(Duration duration) {
+		return BigDecimal.valueOf(duration.toMillis(), 3).stripTrailingZeros().toPlainString() + "s";
+	}
+
+	private static void putIfKnown(Map<String, Object> details, String key, Object value) {
+		if (value != null) {
+			details.put(key, value);
+		}
+	}
+
+}

@@ -1,0 +1,171 @@
+package io.leaderelection.actuate;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The leader endpoint, the health contributors, the metrics and the info contribution over
+ * HTTP, on a leader and a follower that elect through fabric8's mock API server in CRUD mode.
+ */
+class LeaderActuatorIntegrationTests {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+	private static CrudKubernetesServer server;
+
+	private WebReplica a;
+
+	private WebReplica b;
+
+	@BeforeAll
+	static void startServer() {
+		server = CrudKubernetesServer.start();
+	}
+
+	@AfterAll
+	static void stopServer() {
+		server.close();
+	}
+
+	@AfterEach
+	void stopReplicas() {
+		if (this.b != null) {
+			this.b.close();
+		}
+		if (this.a != null) {
+			this.a.close();
+		}
+	}
+
+	@Test
+	void leaderAndFollowerShowTheirRolesAndBothAreHealthy() {
+		startLeaderAndFollower("roles", Map.of());
+
+		JsonNode onLeader = this.a.getJson("/actuator/leader");
+		assertThat(onLeader.at("/identity").asText()).isEqualTo("a");
+		assertThat(onLeader.at("/elections/default/leader").asBoolean()).isTrue();
+		assertThat(onLeader.at("/elections/default/holderIdentity").asText()).isEqualTo("a");
+		assertThat(onLeader.at("/elections/default/leaseName").asText()).isEqualTo("roles-leader");
+		assertThat(onLeader.at("/elections/default/fencingToken").asLong()).isZero();
+		JsonNode onFollower = this.b.getJson("/actuator/leader");
+		assertThat(onFollower.at("/identity").asText()).isEqualTo("b");
+		assertThat(onFollower.at("/elections/default/leader").asBoolean()).isFalse();
+		assertThat(onFollower.at("/elections/default/holderIdentity").asText()).isEqualTo("a");
+		assertThat(onFollower.at("/elections/default").has("fencingToken")).isFalse();
+
+		ResponseEntity<String> one = this.b.get("/actuator/leader/default");
+		assertThat(one.getStatusCode()).isEqualTo(HttpStatus.OK);
+		assertThat(WebReplica.parse(one.getBody()).at("/election").asText()).isEqualTo("default");
+		assertThat(this.b.get("/actuator/leader/nope").getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+
+		assertHealth(this.a, "leader", "a");
+		assertHealth(this.b, "follower", "a");
+
+		assertThat(this.a.get("/actuator/prometheus").getBody())
+			.contains("leader_election_leader{election=\"default\"} 1.0")
+			.contains("leader_election_transitions_total{election=\"default\",event=\"granted\"} 1.0")
+			.contains("leader_election_transitions_total{election=\"default\",event=\"revoked\"} 0.0")
+			.contains("leader_election_last_transition_timestamp_seconds{election=\"default\"}")
+			.contains("leader_only_invocations_total{election=\"default\",outcome=\"executed\"} 0.0")
+			.contains("leader_only_invocations_total{election=\"default\",outcome=\"skipped\"} 0.0");
+		assertThat(this.b.get("/actuator/prometheus").getBody())
+			.contains("leader_election_leader{election=\"default\"} 0.0")
+			.contains("leader_election_transitions_total{election=\"default\",event=\"granted\"} 0.0")
+			.doesNotContain("leader_election_last_transition_timestamp_seconds");
+		await().atMost(TIMEOUT)
+			.untilAsserted(() -> assertThat(this.a.get("/actuator/prometheus").getBody()).containsPattern(
+					"leader_election_renewals_seconds_count\\{election=\"default\",outcome=\"success\"} [1-9]"));
+
+		JsonNode info = this.b.getJson("/actuator/info");
+		assertThat(info.at("/leader/identity").asText()).isEqualTo("b");
+		assertThat(info.at("/leader/elections/default/leader").asBoolean()).isFalse();
+		assertThat(info.at("/leader/elections/default/holderIdentity").asText()).isEqualTo("a");
+	}
+
+	@Test
+	void aWatchingFollowerStaysHealthyWhileTheLeaderRenews() {
+		startLeaderAndFollower("steady", Map.of());
+
+		// Longer than a lease duration and two retry periods, after which a loop that has not
+		// run counts as stalled: the follower's loop runs on the leader's renewals, not on polls.
+		await().during(Duration.ofSeconds(6))
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> this.b.get("/actuator/health/leaderElection").getStatusCode().equals(HttpStatus.OK));
+		assertHealth(this.b, "follower", "a");
+	}
+
+	@Test
+	void deleteOnTheLeaderHandsLeadershipToTheFollower() {
+		startLeaderAndFollower("handover", Map.of("management.endpoint.leader.access", "unrestricted"));
+
+		ResponseEntity<String> stepDown = this.a.delete("/actuator/leader/default");
+
+		assertThat(stepDown.getStatusCode()).isEqualTo(HttpStatus.OK);
+		assertThat(WebReplica.parse(stepDown.getBody()).at("/leader").asBoolean()).isFalse();
+		await().atMost(TIMEOUT)
+			.untilAsserted(() -> assertThat(this.b.getJson("/actuator/leader/default").at("/leader").asBoolean())
+				.isTrue());
+		assertThat(server.lease(this.a.elector().status("default").namespace(), "handover-leader")
+			.getSpec()
+			.getHolderIdentity()).isEqualTo("b");
+		await().atMost(TIMEOUT).until(() -> "b".equals(this.a.elector().status("default").holderIdentity()));
+		assertThat(this.a.getJson("/actuator/leader/default").at("/leader").asBoolean()).isFalse();
+		assertThat(this.a.get("/actuator/prometheus").getBody())
+			.contains("leader_election_leader{election=\"default\"} 0.0")
+			.contains("leader_election_transitions_total{election=\"default\",event=\"revoked\"} 1.0");
+		assertThat(this.b.get("/actuator/prometheus").getBody())
+			.contains("leader_election_leader{election=\"default\"} 1.0")
+			.contains("leader_election_transitions_total{election=\"default\",event=\"granted\"} 1.0");
+		assertHealth(this.a, "follower", "b");
+		assertHealth(this.b, "leader", "b");
+		assertThat(this.a.delete("/actuator/leader/nope").getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+	}
+
+	@Test
+	void stepDownIsNotGrantedByDefault() {
+		startLeaderAndFollower("readonly", Map.of());
+
+		ResponseEntity<String> stepDown = this.a.delete("/actuator/leader/default");
+
+		// Only the read operations are mapped: the path allows GET alone.
+		assertThat(stepDown.getStatusCode()).isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
+		assertThat(this.a.elector().isLeader()).isTrue();
+		assertThat(this.a.getJson("/actuator/leader/default").at("/leader").asBoolean()).isTrue();
+	}
+
+	private void startLeaderAndFollower(String application, Map<String, Object> properties) {
+		Map<String, Object> all = new HashMap<>(properties);
+		all.put("spring.application.name", application);
+		this.a = WebReplica.start("a", server.newClient(), all);
+		await().atMost(TIMEOUT).until(() -> this.a.elector().isLeader());
+		this.b = WebReplica.start("b", server.newClient(), all);
+		await().atMost(TIMEOUT).until(() -> "a".equals(this.b.elector().status("default").holderIdentity()));
+	}
+
+	private static void assertHealth(WebReplica replica, String role, String holder) {
+		ResponseEntity<String> response = replica.get("/actuator/health/leaderElection");
+		assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
+		JsonNode health = WebReplica.parse(response.getBody());
+		assertThat(health.at("/status").asText()).isEqualTo("UP");
+		assertThat(health.at("/details/identity").asText()).isEqualTo(replica.identity());
+		assertThat(health.at("/details/elections/default/role").asText()).isEqualTo(role);
+		assertThat(health.at("/details/elections/default/holder").asText()).isEqualTo(holder);
+		assertThat(replica.getJson("/actuator/health/liveness").at("/status").asText()).isEqualTo("UP");
+		assertThat(replica.getJson("/actuator/health/readiness").at("/status").asText()).isEqualTo("UP");
+	}
+
+}

@@ -1,0 +1,68 @@
+package io.leaderelection.actuate;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.leaderelection.LeaderElector;
+import io.leaderelection.LeaderStatus;
+import io.leaderelection.UnknownElectionException;
+
+/**
+ * A {@link LeaderElector} a user could supply instead of the library's engine: it leads the
+ * default election and follows {@code billing}, whose Lease {@code other} holds, and only
+ * records step-downs.
+ */
+public final class StaticLeaderElector implements LeaderElector {
+
+	public static final Instant ACQUIRED = Instant.parse("2026-11-21T12:00:00Z");
+
+	private final Map<String, LeaderStatus> statuses = new LinkedHashMap<>();
+
+	private final List<String> steppedDown = new ArrayList<>();
+
+	public StaticLeaderElector() {
+		this.statuses.put("default", new LeaderStatus("default", "team-a", "orders-leader", true, "me", ACQUIRED,
+				ACQUIRED.plusSeconds(30), 3, 3L, null));
+		this.statuses.put("billing", new LeaderStatus("billing", "team-a", "orders-billing-leader", false, "other",
+				ACQUIRED, ACQUIRED.plusSeconds(30), 7, null, null));
+	}
+
+	@Override
+	public String identity() {
+		return "me";
+	}
+
+	@Override
+	public boolean isLeader(String election) {
+		return status(election).leader();
+	}
+
+	@Override
+	public LeaderStatus status(String election) {
+		LeaderStatus status = this.statuses.get(election);
+		if (status == null) {
+			throw new UnknownElectionException(election, this.statuses.keySet());
+		}
+		return status;
+	}
+
+	@Override
+	public Map<String, LeaderStatus> statuses() {
+		return new LinkedHashMap<>(this.statuses);
+	}
+
+	@Override
+	public void stepDown(String election) {
+		status(election);
+		this.steppedDown.add(election);
+	}
+
+	/** The elections asked to step down, in order. */
+	public List<String> steppedDown() {
+		return List.copyOf(this.steppedDown);
+	}
+
+}

@@ -1,0 +1,71 @@
+package io.leaderelection.actuate.endpoint;
+
+import io.leaderelection.LeaderStatus;
+import io.leaderelection.actuate.StaticLeaderElector;
+import io.leaderelection.actuate.endpoint.LeaderEndpoint.LeaderElectionsDescriptor;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+
+/**
+ * Tests for {@link LeaderEndpoint} and {@link LeaderEndpointWebExtension} on a user-supplied
+ * elector; {@code LeaderActuatorIntegrationTests} runs them over HTTP on the library's engine.
+ */
+class LeaderEndpointTests {
+
+	private final StaticLeaderElector elector = new StaticLeaderElector();
+
+	private final LeaderEndpoint endpoint = new LeaderEndpoint(this.elector);
+
+	@Test
+	void electionsShowTheIdentityAndEveryElectionInOrder() {
+		LeaderElectionsDescriptor elections = this.endpoint.elections();
+		assertThat(elections.identity()).isEqualTo("me");
+		assertThat(elections.elections()).containsExactly(
+				entry("default", this.elector.status("default")),
+				entry("billing", this.elector.status("billing")));
+	}
+
+	@Test
+	void oneElection() {
+		assertThat(this.endpoint.election("billing")).isEqualTo(this.elector.status("billing"));
+	}
+
+	@Test
+	void unknownElectionIsNull() {
+		assertThat(this.endpoint.election("nope")).isNull();
+	}
+
+	@Test
+	void stepDownAsksTheElectorAndAnswersTheStatus() {
+		assertThat(this.endpoint.stepDown("default")).isEqualTo(this.elector.status("default"));
+		assertThat(this.elector.steppedDown()).containsExactly("default");
+	}
+
+	@Test
+	void stepDownFromAnUnknownElectionDoesNothing() {
+		assertThat(this.endpoint.stepDown("nope")).isNull();
+		assertThat(this.elector.steppedDown()).isEmpty();
+	}
+
+	@Test
+	void webStepDownFromAnUnknownElectionIsNotFound() {
+		WebEndpointResponse<LeaderStatus> response = new LeaderEndpointWebExtension(this.endpoint).stepDown("nope");
+		assertThat(response.getStatus()).isEqualTo(404);
+		assertThat(response.getBody()).isNull();
+		assertThat(this.elector.steppedDown()).isEmpty();
+	}
+
+	@Test
+	void webStepDownAnswersTheStatus() {
+		WebEndpointResponse<LeaderStatus> response = new LeaderEndpointWebExtension(this.endpoint)
+			.stepDown("default");
+		assertThat(response.getStatus()).isEqualTo(200);
+		assertThat(response.getBody()).isEqualTo(this.elector.status("default"));
+		assertThat(this.elector.steppedDown()).containsExactly("default");
+	}
+
+}

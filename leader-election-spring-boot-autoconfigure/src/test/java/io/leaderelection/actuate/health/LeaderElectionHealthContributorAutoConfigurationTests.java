@@ -1,0 +1,96 @@
+package io.leaderelection.actuate.health;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.leaderelection.LeaderElector;
+import io.leaderelection.actuate.StaticLeaderElector;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
+import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
+import org.springframework.boot.actuate.health.HealthContributorRegistry;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link LeaderElectionHealthContributorAutoConfiguration}.
+ */
+class LeaderElectionHealthContributorAutoConfigurationTests {
+
+	private static CrudKubernetesServer server;
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner().withConfiguration(
+			AutoConfigurations.of(LeaderElectionHealthContributorAutoConfiguration.class,
+					HealthContributorAutoConfiguration.class, HealthEndpointAutoConfiguration.class));
+
+	@BeforeAll
+	static void startServer() {
+		server = CrudKubernetesServer.start();
+	}
+
+	@AfterAll
+	static void stopServer() {
+		server.close();
+	}
+
+	@Test
+	void theEngineGetsTheHealthContributorAndTheLivenessWatchdog() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
+			.withBean(KubernetesClient.class, () -> server.newClient())
+			.withPropertyValues("spring.application.name=health-auto-configuration")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(LeaderElectionHealthIndicator.class)
+					.hasSingleBean(LeaderElectionLivenessHealthIndicator.class);
+				HealthContributorRegistry registry = context.getBean(HealthContributorRegistry.class);
+				assertThat(registry.getContributor("leaderElection"))
+					.isSameAs(context.getBean(LeaderElectionHealthIndicator.class));
+				assertThat(registry.getContributor("leaderElectionLiveness"))
+					.isSameAs(context.getBean(LeaderElectionLivenessHealthIndicator.class));
+			});
+	}
+
+	@Test
+	void anotherElectorGetsTheHealthContributorOnly() {
+		this.contextRunner.withBean(LeaderElector.class, StaticLeaderElector::new).run((context) -> {
+			assertThat(context).hasSingleBean(LeaderElectionHealthIndicator.class)
+				.doesNotHaveBean(LeaderElectionLivenessHealthIndicator.class);
+			assertThat(context.getBean(LeaderElectionHealthIndicator.class).health().getStatus())
+				.isEqualTo(Status.UP);
+		});
+	}
+
+	@Test
+	void canBeSwitchedOff() {
+		this.contextRunner.withBean(LeaderElector.class, StaticLeaderElector::new)
+			.withPropertyValues("management.health.leader-election.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(LeaderElectionHealthIndicator.class));
+	}
+
+	@Test
+	void backsOffWithoutAnElector() {
+		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(LeaderElectionHealthIndicator.class));
+	}
+
+	@Test
+	void backsOffWithoutActuator() {
+		this.contextRunner.withBean(LeaderElector.class, StaticLeaderElector::new)
+			.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(LeaderElectionHealthIndicator.class));
+	}
+
+	@Test
+	void backsOffFromAUserDefinedContributor() {
+		this.contextRunner.withBean(LeaderElector.class, StaticLeaderElector::new)
+			.withBean("leaderElectionHealthIndicator", HealthIndicator.class, () -> () -> null)
+			.run((context) -> assertThat(context).doesNotHaveBean(LeaderElectionHealthIndicator.class));
+	}
+
+}

@@ -1,0 +1,121 @@
+package io.leaderelection.actuate.health;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.leaderelection.actuate.StaticLeaderElector;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
+import io.leaderelection.engine.ElectionEngine;
+import io.leaderelection.engine.ElectionHealth;
+import io.leaderelection.engine.ElectionRuntime;
+import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.engine.ExecutorElectionScheduler;
+import io.leaderelection.engine.MonotonicClock;
+import io.leaderelection.kubernetes.KubernetesLeaseStores;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.Status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for {@link LeaderElectionLivenessHealthIndicator}: at the limit of its rule, and on a
+ * real engine whose loop is wedged while it leads, against fabric8's mock API server in CRUD
+ * mode.
+ */
+class LeaderElectionLivenessHealthIndicatorTests {
+
+	private static final Duration RETRY_PERIOD = Duration.ofSeconds(2);
+
+	@Test
+	void leadingOneRetryPeriodPastTheDeadlineIsStillLive() {
+		Health health = livenessWith(pastDeadlineFor(RETRY_PERIOD));
+
+		assertThat(health.getStatus()).isEqualTo(Status.UP);
+	}
+
+	@Test
+	void leadingLongerPastTheDeadlineIsDown() {
+		Health health = livenessWith(pastDeadlineFor(RETRY_PERIOD.plusMillis(1)));
+
+		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(health.getDetails()).containsEntry("reason",
+				"election 'default': still leading 2.001s past its renew deadline without renewing or stepping down");
+	}
+
+	@Test
+	void failingCallsAndAStalledFollowerAreLive() {
+		ElectionHealth failingFollower = new ElectionHealth("default", false, Duration.ZERO, Duration.ofMinutes(5),
+				"get Lease team-a/orders-leader: 403 Forbidden", Duration.ofMinutes(5), Duration.ofSeconds(15),
+				RETRY_PERIOD);
+
+		assertThat(livenessWith(failingFollower).getStatus()).isEqualTo(Status.UP);
+	}
+
+	@Test
+	void aLeaderWhoseLoopIsWedgedIsNotLiveUntilTheLoopRunsAgain() throws InterruptedException {
+		ScheduledThreadPoolExecutor loop = new ScheduledThreadPoolExecutor(1);
+		try (CrudKubernetesServer server = CrudKubernetesServer.start(); KubernetesClient client = server.newClient()) {
+			ElectionEngine engine = new ElectionEngine("a",
+					List.of(new ElectionSettings("default", "test", "wedged-leader", Duration.ofSeconds(3),
+							Duration.ofSeconds(2), Duration.ofMillis(250))),
+					new KubernetesLeaseStores(client, Runnable::run), new ElectionRuntime(new ExecutorElectionScheduler(loop),
+							MonotonicClock.system(), Clock.systemUTC(), Runnable::run, new Random()),
+					List.of());
+			LeaderElectionLivenessHealthIndicator liveness = new LeaderElectionLivenessHealthIndicator(engine,
+					engine::health);
+			LeaderElectionHealthIndicator health = new LeaderElectionHealthIndicator(engine, engine::health);
+			engine.start();
+			await().until(engine::isLeader);
+			assertThat(liveness.health().getStatus()).isEqualTo(Status.UP);
+
+			CountDownLatch wedge = new CountDownLatch(1);
+			loop.execute(() -> awaitQuietly(wedge));
+
+			await().atMost(Duration.ofSeconds(10)).until(() -> liveness.health().getStatus().equals(Status.DOWN));
+			assertThat(engine.isLeader()).as("the gate closes on time all the same").isFalse();
+			assertThat(liveness.health().getDetails().get("reason")).asString()
+				.startsWith("election 'default': still leading");
+			await().atMost(Duration.ofSeconds(10)).until(() -> health.health().getStatus().equals(Status.DOWN));
+			assertThat(health.health().getDetails().get("reason")).asString()
+				.startsWith("election 'default': its loop has not run for");
+
+			wedge.countDown();
+			await().atMost(Duration.ofSeconds(10)).until(() -> liveness.health().getStatus().equals(Status.UP)
+					&& health.health().getStatus().equals(Status.UP));
+			engine.stop(false).join();
+		}
+		finally {
+			loop.shutdownNow();
+		}
+	}
+
+	/** The liveness of an elector whose default election is in the given state, billing healthy. */
+	private static Health livenessWith(ElectionHealth defaultElection) {
+		return new LeaderElectionLivenessHealthIndicator(new StaticLeaderElector(),
+				(election) -> "default".equals(election) ? defaultElection : pastDeadlineFor(Duration.ZERO))
+			.health();
+	}
+
+	private static ElectionHealth pastDeadlineFor(Duration pastDeadline) {
+		return new ElectionHealth("default", false, pastDeadline, Duration.ZERO, null, Duration.ofSeconds(1),
+				Duration.ofSeconds(15), RETRY_PERIOD);
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}
