@@ -1,86 +1,35 @@
 package io.leaderelection.benchmarks;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Map;
+
+import io.leaderelection.baseline.fabric8.Fabric8Baseline;
 
 /**
- * fabric8's {@code LeaderElector}, run through the adapter of the benchmarks-fabric8 module in a
- * class loader of its own: over fabric8 7.8.0's classpath (fully isolated: only the JDK and
- * SLF4J, for one log output, are shared), or over this module's own classpath, which has the
- * 7.3.1 that spring-cloud-kubernetes brings.
+ * fabric8's {@code LeaderElector} through the fabric8-baseline module: over fabric8 7.8.0's
+ * class path in a class loader of its own, or over this module's own class path, which has the
+ * 7.3.1 that spring-cloud-kubernetes brings. Each client has fabric8's default settings.
  */
 final class Fabric8Implementation implements Implementation {
 
-	private static final String ADAPTER = "io.leaderelection.benchmarks.fabric8.Fabric8Elector";
-
 	private final String key;
 
-	private final String version;
+	private final Fabric8Baseline fabric8;
 
-	private final Constructor<?> constructor;
-
-	private final Method campaign;
-
-	private final ClassLoader loader;
-
-	private Fabric8Implementation(String key, ClassLoader loader) {
+	private Fabric8Implementation(String key, Fabric8Baseline fabric8) {
 		this.key = key;
-		this.loader = loader;
-		try {
-			Class<?> adapter = Class.forName(ADAPTER, true, loader);
-			this.version = (String) adapter.getMethod("version").invoke(null);
-			this.constructor = adapter.getConstructor(String.class, String.class, String.class, String.class);
-			this.campaign = adapter.getMethod("campaign", String.class, String.class, String.class, Duration.class,
-					Duration.class, Duration.class, boolean.class, Runnable.class, Runnable.class);
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new IllegalStateException("Cannot load the fabric8 adapter", ex);
-		}
+		this.fabric8 = fabric8;
 	}
 
 	/** fabric8 as this module has it (7.3.1, from spring-cloud-kubernetes). */
 	static Fabric8Implementation onOwnClasspath(String key) {
-		return new Fabric8Implementation(key, new URLClassLoader(new URL[] { adapterClasses() },
-				Fabric8Implementation.class.getClassLoader()));
+		return new Fabric8Implementation(key, Fabric8Baseline.onClassPath());
 	}
 
-	/** fabric8 from the classpath file written by the benchmarks-fabric8 module (7.8.0). */
+	/** fabric8 from the class path file written by the fabric8-baseline module (7.8.0). */
 	static Fabric8Implementation isolated(String key) {
-		List<URL> urls = new ArrayList<>();
-		urls.add(adapterClasses());
-		Path classpathFile = Path.of(property("benchmarks.fabric8.classpath"));
-		try {
-			for (String entry : Files.readString(classpathFile).trim().split(java.io.File.pathSeparator)) {
-				if (!entry.isBlank()) {
-					urls.add(Path.of(entry).toUri().toURL());
-				}
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot read " + classpathFile, ex);
-		}
-		return new Fabric8Implementation(key, new URLClassLoader(urls.toArray(URL[]::new),
-				new SharedLogging(Fabric8Implementation.class.getClassLoader())));
-	}
-
-	private static URL adapterClasses() {
-		try {
-			return Path.of(property("benchmarks.fabric8.classes")).toUri().toURL();
-		}
-		catch (MalformedURLException ex) {
-			throw new IllegalStateException(ex);
-		}
+		return new Fabric8Implementation(key, Fabric8Baseline.isolated(Path.of(property("fabric8-baseline.classpath"))));
 	}
 
 	static String property(String name) {
@@ -92,9 +41,9 @@ final class Fabric8Implementation implements Implementation {
 		return value;
 	}
 
-	/** The fabric8 version whose classes run, as they report it, and the jar they come from. */
+	/** The fabric8 version whose classes run and the jar they come from. */
 	String version() {
-		return this.version;
+		return this.fabric8.version() + " (" + this.fabric8.jar() + ")";
 	}
 
 	@Override
@@ -104,7 +53,7 @@ final class Fabric8Implementation implements Implementation {
 
 	@Override
 	public String label() {
-		return "fabric8 " + this.version.substring(0, this.version.indexOf(' '));
+		return "fabric8 " + this.fabric8.version();
 	}
 
 	@Override
@@ -113,30 +62,23 @@ final class Fabric8Implementation implements Implementation {
 	}
 
 	/** A fabric8 client of its own (default settings) that the caller starts campaigns on. */
-	Client client(int port, String clientName) {
-		Thread thread = Thread.currentThread();
-		ClassLoader previous = thread.getContextClassLoader();
-		// fabric8 finds its HTTP client through the context class loader too: it must see this version.
-		thread.setContextClassLoader(this.loader);
-		try {
-			return new Client((AutoCloseable) this.constructor.newInstance("http://127.0.0.1:" + port,
-					ApiServer.NAMESPACE, ApiServer.CLIENT_HEADER, clientName));
-		}
-		catch (InvocationTargetException ex) {
-			throw new IllegalStateException(ex.getCause());
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new IllegalStateException(ex);
-		}
-		finally {
-			thread.setContextClassLoader(previous);
-		}
+	Fabric8Baseline.Client client(int port, String clientName) {
+		return this.fabric8.client("http://127.0.0.1:" + port, ApiServer.NAMESPACE,
+				Map.of(ApiServer.CLIENT_HEADER, clientName));
+	}
+
+	/** Starts one fabric8 LeaderElector that campaigns once, as fabric8's does; returns what cancels it. */
+	static Runnable campaign(Fabric8Baseline.Client client, String namespace, String leaseName, String identity,
+			Timings timings, boolean releaseOnCancel, Runnable onStartLeading, Runnable onStopLeading) {
+		return client.campaign(namespace, leaseName, identity, timings.leaseDuration(),
+				timings.renewDeadline(), timings.retryPeriod(), releaseOnCancel, false, null, () -> Duration.ZERO,
+				onStartLeading, onStopLeading);
 	}
 
 	@Override
 	public Candidate candidate(String identity, int port, String leaseName, Timings timings, boolean releaseOnStop,
 			Candidate.Gates gates) {
-		Client client = client(port, identity);
+		Fabric8Baseline.Client client = client(port, identity);
 		return new Candidate() {
 
 			private Runnable cancel;
@@ -148,7 +90,7 @@ final class Fabric8Implementation implements Implementation {
 
 			@Override
 			public synchronized void start() {
-				this.cancel = client.campaign(ApiServer.NAMESPACE, leaseName, identity, timings, releaseOnStop,
+				this.cancel = campaign(client, ApiServer.NAMESPACE, leaseName, identity, timings, releaseOnStop,
 						() -> gates.opened(System.nanoTime()), () -> gates.closed(System.nanoTime()));
 			}
 
@@ -171,72 +113,6 @@ final class Fabric8Implementation implements Implementation {
 				}
 			}
 		};
-	}
-
-	/** One fabric8 client with the adapter around it. */
-	final class Client implements AutoCloseable {
-
-		private final AutoCloseable adapter;
-
-		private Client(AutoCloseable adapter) {
-			this.adapter = adapter;
-		}
-
-		/** Starts one fabric8 LeaderElector; returns what cancels it. */
-		Runnable campaign(String namespace, String leaseName, String identity, Timings timings, boolean releaseOnCancel,
-				Runnable onStartLeading, Runnable onStopLeading) {
-			Thread thread = Thread.currentThread();
-			ClassLoader previous = thread.getContextClassLoader();
-			thread.setContextClassLoader(Fabric8Implementation.this.loader);
-			try {
-				return (Runnable) Fabric8Implementation.this.campaign.invoke(this.adapter, namespace, leaseName,
-						identity, timings.leaseDuration(), timings.renewDeadline(), timings.retryPeriod(),
-						releaseOnCancel, onStartLeading, onStopLeading);
-			}
-			catch (InvocationTargetException ex) {
-				throw new IllegalStateException(ex.getCause());
-			}
-			catch (IllegalAccessException ex) {
-				throw new IllegalStateException(ex);
-			}
-			finally {
-				thread.setContextClassLoader(previous);
-			}
-		}
-
-		@Override
-		public void close() {
-			try {
-				this.adapter.close();
-			}
-			catch (Exception ex) {
-				// closing a client of a black-holed replica may fail; nothing to do
-			}
-		}
-
-	}
-
-	/**
-	 * The parent of the isolated loader: the JDK, and SLF4J from the benchmarks' classpath so that
-	 * every elector logs to one place. Nothing of fabric8, Jackson, Vert.x or Netty is shared.
-	 */
-	private static final class SharedLogging extends ClassLoader {
-
-		private final ClassLoader application;
-
-		SharedLogging(ClassLoader application) {
-			super(ClassLoader.getPlatformClassLoader());
-			this.application = application;
-		}
-
-		@Override
-		protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-			if (name.startsWith("org.slf4j.")) {
-				return this.application.loadClass(name);
-			}
-			return super.loadClass(name, resolve);
-		}
-
 	}
 
 }

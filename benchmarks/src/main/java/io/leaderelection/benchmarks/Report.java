@@ -450,7 +450,7 @@ final class Report {
 				another's threads or heap; the server stays in the harness's JVM, so the child's CPU and heap \
 				are the elector's and its client's only.
 				- JMH: `LeaderOnlyBenchmark`, run by the harness through JMH's `Runner`.
-				- The harness's code is in `benchmarks/` (the fabric8 adapter in `benchmarks-fabric8/`, compiled \
+				- The harness's code is in `benchmarks/` (the fabric8 adapter in `fabric8-baseline/`, compiled \
 				against 7.8.0 and loaded over 7.3.1's or 7.8.0's classes). `./mvnw -B verify` compiles both \
 				modules and runs none of it. A short trial: \
 				`./mvnw -B -Pbenchmarks -pl benchmarks -am verify -Dbenchmarks.args="quick"` (scaled timings, \

@@ -50,10 +50,8 @@ final class Scale {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.add("-Xmx1g");
-		for (String property : List.of("benchmarks.fabric8.classpath", "benchmarks.fabric8.classes")) {
-			if (System.getProperty(property) != null) {
-				command.add("-D" + property + "=" + System.getProperty(property));
-			}
+		if (System.getProperty("fabric8-baseline.classpath") != null) {
+			command.add("-Dfabric8-baseline.classpath=" + System.getProperty("fabric8-baseline.classpath"));
 		}
 		command.add("-cp");
 		command.add(System.getProperty("java.class.path"));

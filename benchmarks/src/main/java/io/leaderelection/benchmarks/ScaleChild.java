@@ -11,6 +11,7 @@ import java.util.function.BooleanSupplier;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.autoconfigure.LeaderElectionThreads;
+import io.leaderelection.baseline.fabric8.Fabric8Baseline;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
@@ -70,10 +71,10 @@ public final class ScaleChild {
 		else {
 			Fabric8Implementation fabric8 = key.equals("fabric8-7.8.0") ? Fabric8Implementation.isolated(key)
 					: Fabric8Implementation.onOwnClasspath(key);
-			Fabric8Implementation.Client client = fabric8.client(port, clientName);
+			Fabric8Baseline.Client client = fabric8.client(port, clientName);
 			AtomicInteger leading = new AtomicInteger();
 			for (int i = 0; i < elections; i++) {
-				client.campaign(namespace, "lease-" + i, clientName + "-" + i, timings, false,
+				Fabric8Implementation.campaign(client, namespace, "lease-" + i, clientName + "-" + i, timings, false,
 						leading::incrementAndGet, () -> {
 							leading.decrementAndGet();
 							losses.incrementAndGet();

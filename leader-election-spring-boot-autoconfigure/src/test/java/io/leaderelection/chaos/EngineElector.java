@@ -50,7 +50,8 @@ final class EngineElector implements Elector {
 					production.monotonicClock(), slot.wallClock(),
 					slot.pause().pausing(production.callbackExecutor()), new Random(seed));
 			this.engine = new ElectionEngine(this.identity, settings.electionSettings(),
-					new KubernetesLeaseStores(this.client), runtime, List.of(history.recorder(this.identity)));
+					new KubernetesLeaseStores(this.client, slot.pause().pausing(this.threads.watchOpener())), runtime,
+					List.of(history.recorder(this.identity)));
 			this.engine.start();
 		}
 

@@ -1,83 +1,52 @@
 package io.leaderelection.chaos;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
-import io.leaderelection.chaos.fabric8.Fabric8Electors;
-import io.leaderelection.chaos.fabric8.Fabric8ElectorsImpl;
+import io.leaderelection.baseline.fabric8.Fabric8Baseline;
 
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * fabric8's {@code LeaderElector} as a baseline, its leadership taken from its callbacks: a term
  * opens when it calls {@code onStartLeading} and closes when it calls {@code onStopLeading}, as
- * an application built on it would see. The client uses fabric8's defaults scaled like the
- * election timings (request and connection timeout 10 s, retries on I/O errors and 5xx ten
- * times from 100 ms, doubling).
+ * an application built on it would see. A new {@code LeaderElector} campaigns a retry period
+ * after one ends, as spring-cloud-kubernetes' leader initiator does. The client uses fabric8's
+ * defaults scaled like the election timings (request and connection timeout 10 s, retries on I/O
+ * errors and 5xx ten times from 100 ms, doubling).
  */
 final class Fabric8Elector implements Elector {
 
-	private static final Fabric8Electors.Timings TIMINGS = new Fabric8Electors.Timings(ChaosSettings.LEASE_DURATION,
-			ChaosSettings.RENEW_DEADLINE, ChaosSettings.RETRY_PERIOD, ChaosSettings.scaled(Duration.ofSeconds(10)),
-			ChaosSettings.scaled(Duration.ofSeconds(10)), ChaosSettings.scaled(Duration.ofMillis(100)), 10);
+	private final Fabric8Baseline fabric8;
 
-	private final Fabric8Electors electors;
-
-	private Fabric8Elector(Fabric8Electors electors) {
-		this.electors = electors;
+	private Fabric8Elector(Fabric8Baseline fabric8) {
+		this.fabric8 = fabric8;
 	}
 
-	/** The fabric8 version the tests are compiled against, from the test class path. */
+	/** The fabric8 version the tests run with, from the test class path. */
 	static Fabric8Elector onTestClassPath() {
-		return new Fabric8Elector(new Fabric8ElectorsImpl());
+		return new Fabric8Elector(Fabric8Baseline.onClassPath());
 	}
 
-	/**
-	 * Another fabric8 version, from a file listing its jars (as written by the dependency
-	 * plugin's build-classpath goal), loaded apart from the test's own fabric8.
-	 */
-	static Fabric8Elector isolated(Path classpathFile) {
-		try {
-			List<URL> urls = new ArrayList<>();
-			urls.add(Fabric8ElectorsImpl.class.getProtectionDomain().getCodeSource().getLocation());
-			for (String jar : Files.readString(classpathFile).trim().split(java.io.File.pathSeparator)) {
-				urls.add(Path.of(jar).toUri().toURL());
-			}
-			ClassLoader loader = new IsolatingClassLoader(urls.toArray(URL[]::new));
-			return new Fabric8Elector((Fabric8Electors) loader.loadClass(Fabric8ElectorsImpl.class.getName())
-				.getConstructor()
-				.newInstance());
-		}
-		catch (MalformedURLException ex) {
-			throw new IllegalArgumentException(ex);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new IllegalStateException("Cannot load fabric8 from " + classpathFile, ex);
-		}
+	/** Another fabric8 version, from a file listing its jars, loaded apart from the test's own fabric8. */
+	static Fabric8Elector isolated(Path classPathFile) {
+		return new Fabric8Elector(Fabric8Baseline.isolated(classPathFile));
 	}
 
 	String version() {
-		return this.electors.version();
+		return this.fabric8.version();
 	}
 
 	@Override
 	public String name() {
-		return "fabric8 " + this.electors.version();
+		return "fabric8 " + this.fabric8.version();
 	}
 
 	@Override
@@ -85,34 +54,39 @@ final class Fabric8Elector implements Elector {
 		return new Fabric8Candidate(slot, settings, history);
 	}
 
-	private final class Fabric8Candidate implements Candidate, Fabric8Electors.Callbacks {
+	private final class Fabric8Candidate implements Candidate {
 
 		private final String identity;
 
 		private final LeadershipHistory history;
 
-		private final Map<String, String> electionsByLease = new HashMap<>();
-
 		private final Map<String, Boolean> leading = new HashMap<>();
 
 		private final ExecutorService threads;
 
-		private final Fabric8Electors.Campaign campaign;
+		private final Fabric8Baseline.Client client;
+
+		private final List<Runnable> cancels = new ArrayList<>();
 
 		private boolean dead;
 
 		Fabric8Candidate(ReplicaSlot slot, ChaosSettings settings, LeadershipHistory history) {
 			this.identity = slot.nextIdentity("fabric8");
 			this.history = history;
-			settings.electionNames()
-				.forEach((election) -> this.electionsByLease.put(settings.leaseName(election), election));
 			CustomizableThreadFactory threadFactory = new CustomizableThreadFactory(this.identity + "-");
 			threadFactory.setDaemon(true);
 			this.threads = Executors.newCachedThreadPool(threadFactory);
-			this.campaign = Fabric8Elector.this.electors.start(new Fabric8Electors.Replica(
-					"http://127.0.0.1:" + slot.link().port(), Map.of(ChaosApiServer.CLIENT_HEADER, slot.name()),
-					this.identity, ChaosSettings.NAMESPACE, List.copyOf(this.electionsByLease.keySet()),
-					slot.pause().pausing(this.threads), slot::clockOffset), TIMINGS, this);
+			this.client = Fabric8Elector.this.fabric8.client("http://127.0.0.1:" + slot.link().port(),
+					ChaosSettings.NAMESPACE, Map.of(ChaosApiServer.CLIENT_HEADER, slot.name()),
+					ChaosSettings.scaled(Duration.ofSeconds(10)), ChaosSettings.scaled(Duration.ofSeconds(10)),
+					ChaosSettings.scaled(Duration.ofMillis(100)), 10);
+			Executor executor = slot.pause().pausing(this.threads);
+			for (String election : settings.electionNames()) {
+				this.cancels.add(this.client.campaign(ChaosSettings.NAMESPACE, settings.leaseName(election),
+						this.identity, ChaosSettings.LEASE_DURATION, ChaosSettings.RENEW_DEADLINE,
+						ChaosSettings.RETRY_PERIOD, true, true, executor, slot::clockOffset,
+						() -> startedLeading(election), () -> stoppedLeading(election)));
+			}
 		}
 
 		@Override
@@ -125,35 +99,41 @@ final class Fabric8Elector implements Elector {
 			return this.leading.getOrDefault(election, false);
 		}
 
-		@Override
-		public synchronized void startedLeading(String leaseName) {
+		private synchronized void startedLeading(String election) {
 			if (!this.dead) {
-				String election = this.electionsByLease.get(leaseName);
 				this.history.opened(this.identity, election, null, System.nanoTime());
 				this.leading.put(election, true);
 			}
 		}
 
-		@Override
-		public synchronized void stoppedLeading(String leaseName) {
+		private synchronized void stoppedLeading(String election) {
 			if (!this.dead) {
-				String election = this.electionsByLease.get(leaseName);
 				this.leading.put(election, false);
 				this.history.closed(this.identity, election, System.nanoTime(), "onStopLeading");
 			}
 		}
 
+		/** Cancels every elector, as an application does on shutdown; fabric8 releases held Leases. */
 		@Override
 		public void stopGracefully() {
-			this.campaign.cancel();
+			this.cancels.forEach(Runnable::run);
+			this.client.close();
 			endTerms();
 			this.threads.shutdownNow();
 		}
 
+		/**
+		 * Closes the client first, so that nothing more is sent. fabric8 cancels in the calling
+		 * thread and may wait there for an elector stuck on a request the closed client never
+		 * completes, so the electors are cancelled on a thread of their own.
+		 */
 		@Override
 		public void kill() {
 			endTerms();
-			this.campaign.kill();
+			this.client.close();
+			Thread cancelling = new Thread(() -> this.cancels.forEach(Runnable::run), this.identity + "-kill");
+			cancelling.setDaemon(true);
+			cancelling.start();
 			this.threads.shutdownNow();
 		}
 
@@ -175,32 +155,6 @@ final class Fabric8Elector implements Elector {
 		@Override
 		public String toString() {
 			return this.identity;
-		}
-
-	}
-
-	/**
-	 * Loads classes from its own jars before anything else but the JDK, so that a second fabric8
-	 * version runs beside the test's. Only the bridge interface and SLF4J come from the test's
-	 * class loader: the first so that both sides agree on it, the second so that the baseline logs
-	 * where the tests log.
-	 */
-	private static final class IsolatingClassLoader extends URLClassLoader {
-
-		private static final ClassLoader TESTS = Fabric8Electors.class.getClassLoader();
-
-		private static final String BRIDGE = Fabric8Electors.class.getName();
-
-		IsolatingClassLoader(URL[] urls) {
-			super(urls, ClassLoader.getPlatformClassLoader());
-		}
-
-		@Override
-		protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-			if (name.equals(BRIDGE) || name.startsWith(BRIDGE + "$") || name.startsWith("org.slf4j.")) {
-				return TESTS.loadClass(name);
-			}
-			return super.loadClass(name, resolve);
 		}
 
 	}

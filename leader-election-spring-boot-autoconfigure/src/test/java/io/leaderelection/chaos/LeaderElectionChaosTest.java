@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * long run, {@code ./mvnw -B -pl leader-election-spring-boot-autoconfigure -am test
  * -Dchaos.long=true -Dtest=LeaderElectionChaosTest -Dsurefire.failIfNoSpecifiedTests=false},
  * runs this project's elector and fabric8's, 7.3.1 from the test class path and 7.8.0 from the
- * class path the {@code chaos-long} profile resolves, until 2,000 transitions each, and writes
+ * jars the fabric8-baseline module lists, until 2,000 transitions each, and writes
  * {@code target/chaos-report.md}. Set the seed with {@code -Dchaos.seed}, the transitions with
  * {@code -Dchaos.transitions}, and the electors with {@code -Dchaos.electors} (a comma-separated
  * subset of {@code ours,fabric8-7.3.1,fabric8-7.8.0}).
@@ -77,7 +77,7 @@ class LeaderElectionChaosTest {
 		Map<String, Supplier<Elector>> all = new LinkedHashMap<>();
 		all.put("ours", EngineElector::new);
 		all.put("fabric8-7.3.1", () -> fabric8("7.3.1", Fabric8Elector.onTestClassPath()));
-		all.put("fabric8-7.8.0", () -> fabric8("7.8.0", Fabric8Elector.isolated(fabric8ClassPath("7.8.0"))));
+		all.put("fabric8-7.8.0", () -> fabric8("7.8.0", Fabric8Elector.isolated(fabric8ClassPath())));
 		String chosen = System.getProperty("chaos.electors", String.join(",", all.keySet()));
 		return Arrays.stream(chosen.split(",")).map(String::trim).map((name) -> {
 			assertThat(all).as("electors").containsKey(name);
@@ -91,12 +91,10 @@ class LeaderElectionChaosTest {
 		return elector;
 	}
 
-	/** The file listing another fabric8 version's jars, written by the chaos-long profile. */
-	private static Path fabric8ClassPath(String version) {
-		String property = "chaos.fabric8-" + version + ".classpath";
-		String file = System.getProperty(property);
-		assertThat(file).as("%s: run with -Dchaos.long=true so that the chaos-long profile resolves fabric8 %s",
-				property, version).isNotNull();
+	/** The file listing fabric8 7.8.0's jars, written by the fabric8-baseline module. */
+	private static Path fabric8ClassPath() {
+		String file = System.getProperty("fabric8-baseline.classpath");
+		assertThat(file).as("fabric8-baseline.classpath: run through Maven, which sets it").isNotNull();
 		return Path.of(file);
 	}
 

@@ -1,4 +1,4 @@
-package io.leaderelection.chaos.fabric8;
+package io.leaderelection.baseline.fabric8;
 
 import java.time.Duration;
 import java.util.function.Supplier;
