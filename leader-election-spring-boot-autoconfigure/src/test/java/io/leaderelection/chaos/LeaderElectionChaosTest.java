@@ -21,11 +21,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * are injected one at a time (see {@link ChaosRun}).
  * <p>
  * The short run, part of every build, runs this project's elector until 200 transitions. The
- * long run, {@code ./mvnw -B -pl leader-election-spring-boot-autoconfigure -am test
- * -Dchaos.long=true -Dtest=LeaderElectionChaosTest -Dsurefire.failIfNoSpecifiedTests=false},
- * runs this project's elector and fabric8's, 7.3.1 from the test class path and 7.8.0 from the
- * jars the fabric8-baseline module lists, until 2,000 transitions each, and writes
- * {@code target/chaos-report.md}. Set the seed with {@code -Dchaos.seed}, the transitions with
+ * long run, {@code ./mvnw -B test -pl leader-election-spring-boot-autoconfigure -am
+ * -Dtest='LeaderElectionChaosTest#longRunBesideFabric8' -Dchaos.long=true
+ * -Dsurefire.failIfNoSpecifiedTests=false}, runs this project's elector and fabric8's, 7.3.1 from
+ * the test class path and 7.8.0 from the jars the fabric8-baseline module lists, until 2,000
+ * transitions each, and writes {@code target/chaos-report.md} (recorded in
+ * {@code docs/chaos-report.md}). Set the seed with {@code -Dchaos.seed}, the transitions with
  * {@code -Dchaos.transitions}, and the electors with {@code -Dchaos.electors} (a comma-separated
  * subset of {@code ours,fabric8-7.3.1,fabric8-7.8.0}).
  */
