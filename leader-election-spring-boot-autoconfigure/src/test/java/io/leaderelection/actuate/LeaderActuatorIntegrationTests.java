@@ -6,10 +6,9 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -25,21 +24,12 @@ class LeaderActuatorIntegrationTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-	private static CrudKubernetesServer server;
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private WebReplica a;
 
 	private WebReplica b;
-
-	@BeforeAll
-	static void startServer() {
-		server = CrudKubernetesServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
 
 	@AfterEach
 	void stopReplicas() {

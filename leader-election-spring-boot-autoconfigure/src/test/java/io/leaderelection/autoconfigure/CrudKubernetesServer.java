@@ -9,12 +9,16 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * fabric8's Kubernetes mock server in CRUD mode on the loopback address: it stores Leases,
- * bumps resourceVersion and answers stale updates with 409, like an API server.
+ * bumps resourceVersion and answers stale updates with 409, like an API server. A test class
+ * may hold one in a static {@code @RegisterExtension} field, which stops it after the class's
+ * tests.
  */
-public final class CrudKubernetesServer implements AutoCloseable {
+public final class CrudKubernetesServer implements AutoCloseable, AfterAllCallback {
 
 	private final KubernetesMockServer server;
 
@@ -52,6 +56,16 @@ public final class CrudKubernetesServer implements AutoCloseable {
 
 	public Lease lease(String namespace, String name) {
 		return this.client.leases().inNamespace(namespace).withName(name).get();
+	}
+
+	/** Creates the Lease as another candidate or a user would. */
+	public void create(Lease lease) {
+		this.client.resource(lease).create();
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		close();
 	}
 
 	@Override

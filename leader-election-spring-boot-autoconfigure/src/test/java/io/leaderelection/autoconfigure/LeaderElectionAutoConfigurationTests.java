@@ -18,9 +18,8 @@ import io.leaderelection.LeaderStatus;
 import io.leaderelection.autoconfigure.LeaderElectionProperties.OnLost;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionSettings;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -54,21 +53,12 @@ class LeaderElectionAutoConfigurationTests {
 
 	private static final Duration LEADERSHIP_TIMEOUT = Duration.ofSeconds(10);
 
-	private static CrudKubernetesServer server;
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
 		.withBean(KubernetesClient.class, () -> server.newClient());
-
-	@BeforeAll
-	static void startServer() {
-		server = CrudKubernetesServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
 
 	// ---- defaults
 

@@ -6,9 +6,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.LeaderElector;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -25,7 +24,8 @@ import static org.awaitility.Awaitility.await;
  */
 class LeaderEventThreadTests {
 
-	private static CrudKubernetesServer server;
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
@@ -33,16 +33,6 @@ class LeaderEventThreadTests {
 		.withUserConfiguration(SlowListener.class)
 		.withPropertyValues("leader.election.lease-name=slow-listener", "leader.election.lease-duration=2s",
 				"leader.election.renew-deadline=1s", "leader.election.retry-period=250ms");
-
-	@BeforeAll
-	static void startServer() {
-		server = CrudKubernetesServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
 
 	@Test
 	void aSlowGrantListenerRunsOnTheEventThreadWhileTheLeaderKeepsRenewing() {

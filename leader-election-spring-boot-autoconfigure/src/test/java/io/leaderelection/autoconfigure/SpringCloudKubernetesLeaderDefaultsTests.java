@@ -7,10 +7,9 @@ import java.util.Map;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.engine.ElectionEngine;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.DefaultPropertiesPropertySource;
@@ -45,17 +44,8 @@ class SpringCloudKubernetesLeaderDefaultsTests {
 
 	private static final String ENABLED = "spring.cloud.kubernetes.leader.enabled";
 
-	private static CrudKubernetesServer server;
-
-	@BeforeAll
-	static void startServer() {
-		server = CrudKubernetesServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	// ---- the post-processor on its own
 

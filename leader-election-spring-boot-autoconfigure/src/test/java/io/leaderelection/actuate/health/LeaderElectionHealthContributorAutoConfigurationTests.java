@@ -5,9 +5,8 @@ import io.leaderelection.LeaderElector;
 import io.leaderelection.actuate.StaticLeaderElector;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
@@ -25,21 +24,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LeaderElectionHealthContributorAutoConfigurationTests {
 
-	private static CrudKubernetesServer server;
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner().withConfiguration(
 			AutoConfigurations.of(LeaderElectionHealthContributorAutoConfiguration.class,
 					HealthContributorAutoConfiguration.class, HealthEndpointAutoConfiguration.class));
-
-	@BeforeAll
-	static void startServer() {
-		server = CrudKubernetesServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
 
 	@Test
 	void theEngineGetsTheHealthContributorAndTheLivenessWatchdog() {

@@ -12,9 +12,8 @@ import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -29,22 +28,13 @@ import static org.awaitility.Awaitility.await;
  */
 class LeaderElectionMetricsAutoConfigurationTests {
 
-	private static CrudKubernetesServer server;
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(MetricsAutoConfiguration.class, LeaderElectionMetricsAutoConfiguration.class))
 		.withBean(SimpleMeterRegistry.class);
-
-	@BeforeAll
-	static void startServer() {
-		server = CrudKubernetesServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
 
 	@Test
 	void theEngineIsMeasuredFromItsFirstGrant() {

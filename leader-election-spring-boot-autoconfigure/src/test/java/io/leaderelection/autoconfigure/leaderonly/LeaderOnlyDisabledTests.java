@@ -5,9 +5,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.SmartLifecycle;
@@ -20,17 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LeaderOnlyDisabledTests {
 
-	private static MockLeaseServer server;
-
-	@BeforeAll
-	static void startServer() {
-		server = MockLeaseServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	@Test
 	void disabledElectionLeavesLeaderOnlyBeansUnproxiedAndTheirBodiesRun() {

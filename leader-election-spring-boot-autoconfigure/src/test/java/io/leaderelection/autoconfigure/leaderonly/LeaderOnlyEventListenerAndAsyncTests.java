@@ -8,10 +8,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
@@ -28,17 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LeaderOnlyEventListenerAndAsyncTests {
 
-	private static MockLeaseServer server;
-
-	@BeforeAll
-	static void startServer() {
-		server = MockLeaseServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	// ---- @EventListener
 

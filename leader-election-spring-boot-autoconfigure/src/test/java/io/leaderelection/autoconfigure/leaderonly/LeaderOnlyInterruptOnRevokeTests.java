@@ -9,11 +9,11 @@ import java.util.concurrent.TimeUnit;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -25,22 +25,13 @@ import static org.awaitility.Awaitility.await;
  */
 class LeaderOnlyInterruptOnRevokeTests {
 
-	private static MockLeaseServer server;
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	/** One thread each, so that the next task shows what the call left on its thread. */
 	private final ExecutorService interruptiblePool = Executors.newSingleThreadExecutor();
 
 	private final ExecutorService politePool = Executors.newSingleThreadExecutor();
-
-	@BeforeAll
-	static void startServer() {
-		server = MockLeaseServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
 
 	@AfterEach
 	void stopPools() {

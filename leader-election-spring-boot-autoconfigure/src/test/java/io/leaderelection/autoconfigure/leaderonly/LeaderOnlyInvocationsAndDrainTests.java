@@ -13,11 +13,11 @@ import java.util.concurrent.TimeUnit;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
 import io.leaderelection.NotLeaderException;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -29,19 +29,10 @@ import static org.awaitility.Awaitility.await;
  */
 class LeaderOnlyInvocationsAndDrainTests {
 
-	private static MockLeaseServer server;
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private final ExecutorService callers = Executors.newCachedThreadPool();
-
-	@BeforeAll
-	static void startServer() {
-		server = MockLeaseServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
 
 	@AfterEach
 	void stopCallers() {
@@ -71,7 +62,7 @@ class LeaderOnlyInvocationsAndDrainTests {
 			// let the release that stepDown sends reach the server before the context closes
 			String leaseName = elector.status("default").leaseName();
 			await().atMost(Replicas.WAIT)
-				.until(() -> server.lease(leaseName).getSpec().getHolderIdentity(),
+				.until(() -> Replicas.lease(server, leaseName).getSpec().getHolderIdentity(),
 						(holder) -> holder == null || holder.isEmpty());
 		});
 	}

@@ -5,9 +5,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.SmartLifecycle;
@@ -21,17 +21,8 @@ import static org.awaitility.Awaitility.await;
  */
 class LeaderOnlyLifecycleTests {
 
-	private static MockLeaseServer server;
-
-	@BeforeAll
-	static void startServer() {
-		server = MockLeaseServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	@Test
 	void onAFollowerTheBeanIsNotStartedAtRefreshNorByAStartCall() {
@@ -110,8 +101,8 @@ class LeaderOnlyLifecycleTests {
 			await().atMost(Replicas.WAIT).until(broken::isRunning);
 			context.close();
 			assertThat(broken.stops()).isPositive();
-			assertThat(server.lease(leaseName).getSpec().getHolderIdentity()).isEmpty();
-			assertThat(server.lease(leaseName).getSpec().getLeaseDurationSeconds()).isOne();
+			assertThat(Replicas.lease(server, leaseName).getSpec().getHolderIdentity()).isEmpty();
+			assertThat(Replicas.lease(server, leaseName).getSpec().getLeaseDurationSeconds()).isOne();
 		});
 	}
 

@@ -6,10 +6,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
 import io.leaderelection.NotLeaderException;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -22,22 +22,13 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class LeaderOnlyNamedElectionTests {
 
-	private static MockLeaseServer server;
-
-	@BeforeAll
-	static void startServer() {
-		server = MockLeaseServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	@Test
 	void leaderOfTheDefaultElectionAndFollowerOfBilling() {
 		String leaseName = Replicas.freshLeaseName();
-		server.holdForAnHour(leaseName + "-billing", Replicas.OTHER_HOLDER);
+		Replicas.holdForAnHour(server, leaseName + "-billing", Replicas.OTHER_HOLDER);
 		withBilling(leaseName).run((context) -> {
 			Replicas.awaitLeader(context, "default");
 			Replicas.awaitFollower(context, "billing");
@@ -62,7 +53,7 @@ class LeaderOnlyNamedElectionTests {
 	@Test
 	void leaderOfBillingAndFollowerOfTheDefaultElection() {
 		String leaseName = Replicas.freshLeaseName();
-		server.holdForAnHour(leaseName, Replicas.OTHER_HOLDER);
+		Replicas.holdForAnHour(server, leaseName, Replicas.OTHER_HOLDER);
 		withBilling(leaseName).run((context) -> {
 			Replicas.awaitLeader(context, "billing");
 			Replicas.awaitFollower(context, "default");
@@ -76,7 +67,7 @@ class LeaderOnlyNamedElectionTests {
 			assertThat(invocations.count("default", Outcome.SKIPPED)).isOne();
 			assertThat(invocations.count("billing", Outcome.EXECUTED)).isEqualTo(2);
 			assertThat(invocations.count("billing", Outcome.SKIPPED)).isZero();
-			assertThat(server.lease(leaseName + "-billing").getSpec().getHolderIdentity())
+			assertThat(Replicas.lease(server, leaseName + "-billing").getSpec().getHolderIdentity())
 				.isEqualTo(context.getBean(LeaderElector.class).identity());
 		});
 	}

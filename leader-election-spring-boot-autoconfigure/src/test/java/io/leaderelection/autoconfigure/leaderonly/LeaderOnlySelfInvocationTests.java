@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.leaderelection.LeaderOnly;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -22,17 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LeaderOnlySelfInvocationTests {
 
-	private static MockLeaseServer server;
-
-	@BeforeAll
-	static void startServer() {
-		server = MockLeaseServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	@Test
 	void documentedLimitationSelfInvocationThroughThisIsNotGatedOnAFollower() {

@@ -1,10 +1,10 @@
 package io.leaderelection.autoconfigure.leaderonly;
 
 import io.leaderelection.LeaderOnly;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.LeaderElectionFailureAnalysis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -20,17 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LeaderOnlyUnknownElectionTests {
 
-	private static MockLeaseServer server;
-
-	@BeforeAll
-	static void startServer() {
-		server = MockLeaseServer.start();
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	@Test
 	void unknownElectionOnAMethodFailsTheStart() {

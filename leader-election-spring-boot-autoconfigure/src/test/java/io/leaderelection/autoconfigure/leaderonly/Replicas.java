@@ -1,10 +1,15 @@
 package io.leaderelection.autoconfigure.leaderonly;
 
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.LeaderElector;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -17,11 +22,14 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Application contexts of one replica each, with the leader election and {@code @LeaderOnly}
- * auto-configurations, on a {@link MockLeaseServer}. Every runner campaigns for a Lease of its
+ * auto-configurations, on a {@link CrudKubernetesServer}. Every runner campaigns for a Lease of its
  * own, with short timings: a leader when the Lease is free, a follower when another candidate
  * already holds it for an hour.
  */
 final class Replicas {
+
+	/** The namespace every replica campaigns in. */
+	static final String NAMESPACE = "leader-only";
 
 	/** The identity of the candidate that holds the Lease of a follower. */
 	static final String OTHER_HOLDER = "someone-else";
@@ -39,27 +47,52 @@ final class Replicas {
 	}
 
 	/** A replica whose default election's Lease is free: it becomes leader. */
-	static ApplicationContextRunner leader(MockLeaseServer server) {
+	static ApplicationContextRunner leader(CrudKubernetesServer server) {
 		return replica(server, freshLeaseName());
 	}
 
 	/** A replica whose default election's Lease is held by {@link #OTHER_HOLDER} for an hour. */
-	static ApplicationContextRunner follower(MockLeaseServer server) {
+	static ApplicationContextRunner follower(CrudKubernetesServer server) {
 		String leaseName = freshLeaseName();
-		server.holdForAnHour(leaseName, OTHER_HOLDER);
+		holdForAnHour(server, leaseName, OTHER_HOLDER);
 		return replica(server, leaseName);
 	}
 
 	/** A replica campaigning for the given Lease in the default election. */
-	static ApplicationContextRunner replica(MockLeaseServer server, String leaseName) {
+	static ApplicationContextRunner replica(CrudKubernetesServer server, String leaseName) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 					LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
 			.withBean(KubernetesClient.class, server::newClient)
-			.withPropertyValues("leader.election.namespace=" + MockLeaseServer.NAMESPACE,
+			.withPropertyValues("leader.election.namespace=" + NAMESPACE,
 					"leader.election.lease-name=" + leaseName, "leader.election.identity=" + leaseName + "-replica",
 					"leader.election.lease-duration=2s", "leader.election.renew-deadline=1s",
 					"leader.election.retry-period=250ms");
+	}
+
+	/**
+	 * Creates the Lease held by another candidate, renewed now, for an hour: a replica that
+	 * campaigns for it stays a follower for the whole test.
+	 */
+	static void holdForAnHour(CrudKubernetesServer server, String leaseName, String holderIdentity) {
+		ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+		server.create(new LeaseBuilder().withNewMetadata()
+			.withNamespace(NAMESPACE)
+			.withName(leaseName)
+			.endMetadata()
+			.withNewSpec()
+			.withHolderIdentity(holderIdentity)
+			.withLeaseDurationSeconds(3600)
+			.withAcquireTime(now)
+			.withRenewTime(now)
+			.withLeaseTransitions(0)
+			.endSpec()
+			.build());
+	}
+
+	/** The Lease of the given name in {@link #NAMESPACE}, as stored. */
+	static Lease lease(CrudKubernetesServer server, String leaseName) {
+		return server.lease(NAMESPACE, leaseName);
 	}
 
 	/** Waits until the context's replica leads the election. */
