@@ -27,8 +27,6 @@ import java.util.function.Supplier;
  */
 public final class Fabric8Baseline {
 
-	private final ClassLoader loader;
-
 	private final Constructor<?> constructor;
 
 	private final Method campaign;
@@ -38,7 +36,6 @@ public final class Fabric8Baseline {
 	private final String jar;
 
 	private Fabric8Baseline(ClassLoader loader) {
-		this.loader = loader;
 		try {
 			Class<?> adapter = Class.forName(Fabric8Elector.class.getName(), true, loader);
 			this.version = (String) adapter.getMethod("version").invoke(null);
