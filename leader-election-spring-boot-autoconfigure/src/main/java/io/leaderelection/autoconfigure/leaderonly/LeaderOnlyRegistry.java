@@ -57,7 +57,7 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 			if (this.draining) {
 				return null;
 			}
-			Call call = new Call(election, Thread.currentThread(), interruptOnRevoke, CURRENT.get());
+			Call call = new Call(calls, Thread.currentThread(), interruptOnRevoke, CURRENT.get());
 			calls.add(call);
 			CURRENT.set(call);
 			return call;
@@ -65,7 +65,7 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 	}
 
 	void exit(Call call) {
-		Set<Call> calls = this.running.get(call.election);
+		Set<Call> calls = call.runningCalls;
 		synchronized (calls) {
 			calls.remove(call);
 			if (call.interrupted) {
@@ -186,7 +186,8 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 	/** A {@code @LeaderOnly} call under way. */
 	static final class Call {
 
-		private final String election;
+		/** The running calls of the election, this one among them until it exits. */
+		private final Set<Call> runningCalls;
 
 		private final Thread thread;
 
@@ -198,8 +199,8 @@ public class LeaderOnlyRegistry implements ElectionListener, LeaderWorkDrain {
 		/** Set by a revocation, possibly of another election than that of a nested call. */
 		private volatile boolean interrupted;
 
-		Call(String election, Thread thread, boolean interruptOnRevoke, Call enclosing) {
-			this.election = election;
+		Call(Set<Call> runningCalls, Thread thread, boolean interruptOnRevoke, Call enclosing) {
+			this.runningCalls = runningCalls;
 			this.thread = thread;
 			this.interruptOnRevoke = interruptOnRevoke;
 			this.enclosing = enclosing;
