@@ -42,11 +42,14 @@ class LeaderOnlyAttributeSource {
 		return AnnotatedElementUtils.findMergedAnnotation(targetClass, LeaderOnly.class);
 	}
 
-	/** Whether the call is {@code isAutoStartup()} or {@code start()} of a gated Lifecycle class. */
-	boolean isLifecycleStart(Method method, Class<?> targetClass) {
-		return method.getParameterCount() == 0
-				&& ("start".equals(method.getName()) || "isAutoStartup".equals(method.getName()))
-				&& lifecycleGate(targetClass) != null;
+	/**
+	 * The gate of the call when it is {@code isAutoStartup()} or {@code start()} of a gated
+	 * Lifecycle class; {@code null} for any other call.
+	 */
+	LeaderOnly lifecycleStartGate(Method method, Class<?> targetClass) {
+		boolean start = method.getParameterCount() == 0
+				&& ("start".equals(method.getName()) || "isAutoStartup".equals(method.getName()));
+		return start ? lifecycleGate(targetClass) : null;
 	}
 
 	/** Every election named by annotations on the class and its methods. */

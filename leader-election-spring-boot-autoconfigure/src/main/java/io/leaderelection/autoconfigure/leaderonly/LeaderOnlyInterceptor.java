@@ -47,8 +47,9 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 	public Object invoke(MethodInvocation invocation) throws Throwable {
 		Method method = invocation.getMethod();
 		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis()) : null;
-		if (this.attributes.isLifecycleStart(method, targetClass)) {
-			return lifecycleStart(invocation, this.attributes.lifecycleGate(targetClass));
+		LeaderOnly lifecycleGate = this.attributes.lifecycleStartGate(method, targetClass);
+		if (lifecycleGate != null) {
+			return lifecycleStart(invocation, lifecycleGate);
 		}
 		LeaderOnly leaderOnly = this.attributes.find(method, targetClass);
 		if (leaderOnly == null) {

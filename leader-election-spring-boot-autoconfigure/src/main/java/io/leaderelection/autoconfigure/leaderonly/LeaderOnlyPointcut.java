@@ -17,7 +17,7 @@ class LeaderOnlyPointcut extends StaticMethodMatcherPointcut {
 
 	@Override
 	public boolean matches(Method method, Class<?> targetClass) {
-		return this.attributes.isLifecycleStart(method, targetClass) || this.attributes.find(method, targetClass) != null;
+		return this.attributes.lifecycleStartGate(method, targetClass) != null || this.attributes.find(method, targetClass) != null;
 	}
 
 }
