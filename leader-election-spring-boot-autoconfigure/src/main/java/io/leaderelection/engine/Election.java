@@ -575,8 +575,8 @@ final class Election {
 		ElectionScheduler.Cancellable timer = this.runtime.scheduler().schedule(() -> {
 			if (settled.compareAndSet(false, true)) {
 				pending.cancel(true);
-				continueWith(sequence, () -> then.accept(null, new LeaseStoreException(verb, this.store.describe(), 0,
-						"no answer within " + Duration.ofNanos(timeoutNanos).toMillis() + " ms")));
+				continueWith(sequence, () -> then.accept(null, LeaseStoreException.noAnswer(verb, this.store.describe(),
+						Duration.ofNanos(timeoutNanos), null)));
 			}
 		}, timeoutNanos);
 		future.whenComplete((value, failure) -> {

@@ -1,5 +1,7 @@
 package io.leaderelection.engine;
 
+import java.time.Duration;
+
 /**
  * A Lease could not be read or written. The message names the verb and the Lease, e.g.
  * {@code update Lease team-a/orders-leader: 403 Forbidden: ...}.
@@ -18,6 +20,11 @@ public class LeaseStoreException extends RuntimeException {
 
 	public LeaseStoreException(String verb, String lease, int statusCode, String detail) {
 		this(verb, lease, statusCode, detail, null);
+	}
+
+	/** A request that got no answer within its timeout, whichever side gave up waiting. */
+	public static LeaseStoreException noAnswer(String verb, String lease, Duration timeout, Throwable cause) {
+		return new LeaseStoreException(verb, lease, 0, "no answer within " + timeout.toMillis() + " ms", cause);
 	}
 
 	/** The API verb that failed: {@code get}, {@code create} or {@code update}. */

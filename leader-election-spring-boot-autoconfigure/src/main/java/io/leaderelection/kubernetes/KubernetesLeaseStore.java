@@ -195,9 +195,10 @@ public final class KubernetesLeaseStore implements LeaseStore {
 		return response.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
-				String detail = (cause instanceof TimeoutException)
-						? "no answer within " + timeout.toMillis() + " ms" : String.valueOf(cause);
-				throw new LeaseStoreException(verb, this.description, 0, detail, cause);
+				if (cause instanceof TimeoutException) {
+					throw LeaseStoreException.noAnswer(verb, this.description, timeout, cause);
+				}
+				throw new LeaseStoreException(verb, this.description, 0, String.valueOf(cause), cause);
 			}
 			return answer;
 		});
