@@ -134,9 +134,7 @@ final class Election {
 		long pastDeadline = (current != null) ? now - current.gateClosesAt(this.renewDeadlineNanos) : 0;
 		long failingSince = this.failingSinceNanos;
 		long lastAttempt = this.lastAttemptNanos;
-		return new ElectionHealth(this.settings.name(),
-				current != null && current.gateOpenAt(now, this.renewDeadlineNanos),
-				Duration.ofNanos(Math.max(0, pastDeadline)),
+		return new ElectionHealth(this.settings.name(), Duration.ofNanos(Math.max(0, pastDeadline)),
 				(failingSince != NEVER) ? Duration.ofNanos(now - failingSince) : Duration.ZERO, this.lastError,
 				(lastAttempt != NEVER) ? Duration.ofNanos(now - lastAttempt) : null, this.settings.leaseDuration(),
 				this.settings.retryPeriod());

@@ -6,7 +6,6 @@ import java.time.Duration;
  * How well one election is running, for health checks.
  *
  * @param election the election name
- * @param leader whether the gate is open
  * @param pastDeadlineFor how long the leadership has been kept past its renew deadline without
  * being revoked, {@link Duration#ZERO} when not: anything but a brief moment means the loop is
  * stuck
@@ -18,7 +17,7 @@ import java.time.Duration;
  * @param leaseDuration the election's lease duration
  * @param retryPeriod the election's retry period
  */
-public record ElectionHealth(String election, boolean leader, Duration pastDeadlineFor, Duration failingFor,
+public record ElectionHealth(String election, Duration pastDeadlineFor, Duration failingFor,
 		String lastError, Duration sinceLastAttempt, Duration leaseDuration, Duration retryPeriod) {
 
 	/**

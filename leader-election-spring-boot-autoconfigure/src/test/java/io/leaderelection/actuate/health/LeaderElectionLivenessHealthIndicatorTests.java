@@ -52,7 +52,7 @@ class LeaderElectionLivenessHealthIndicatorTests {
 
 	@Test
 	void failingCallsAndAStalledFollowerAreLive() {
-		ElectionHealth failingFollower = new ElectionHealth("default", false, Duration.ZERO, Duration.ofMinutes(5),
+		ElectionHealth failingFollower = new ElectionHealth("default", Duration.ZERO, Duration.ofMinutes(5),
 				"get Lease team-a/orders-leader: 403 Forbidden", Duration.ofMinutes(5), Duration.ofSeconds(15),
 				RETRY_PERIOD);
 
@@ -105,7 +105,7 @@ class LeaderElectionLivenessHealthIndicatorTests {
 	}
 
 	private static ElectionHealth pastDeadlineFor(Duration pastDeadline) {
-		return new ElectionHealth("default", false, pastDeadline, Duration.ZERO, null, Duration.ofSeconds(1),
+		return new ElectionHealth("default", pastDeadline, Duration.ZERO, null, Duration.ofSeconds(1),
 				Duration.ofSeconds(15), RETRY_PERIOD);
 	}
 
