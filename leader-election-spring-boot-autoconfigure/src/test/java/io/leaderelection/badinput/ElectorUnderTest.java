@@ -70,6 +70,15 @@ final class ElectorUnderTest implements AutoCloseable, ElectionListener {
 		return this.engine.isLeader(ELECTION);
 	}
 
+	/**
+	 * Whether it leads and its listeners have heard so. They hear of a grant on the event
+	 * thread, a moment after the gate opened, so {@link #isLeader()} alone may come first.
+	 */
+	boolean leadsAndListenersKnow() {
+		List<String> events = events();
+		return isLeader() && !events.isEmpty() && events.get(events.size() - 1).startsWith("granted");
+	}
+
 	LeaderStatus status() {
 		return this.engine.status(ELECTION);
 	}

@@ -66,7 +66,7 @@ class HandEditedLeaseTests {
 		Lease users = create(usersLease().editSpec().withHolderIdentity(null).endSpec().build());
 		long startedAt = System.nanoTime();
 		this.elector = ElectorUnderTest.start(this.server, ME);
-		await().until(this.elector::isLeader);
+		await().until(this.elector::leadsAndListenersKnow);
 		assertThat(Duration.ofNanos(this.elector.grantedAt().get(0) - startedAt)).isLessThan(LEASE_DURATION);
 		assertThat(this.elector.events()).containsExactly("granted 5");
 		assertKeptWhatTheUserWrote(users);
@@ -79,7 +79,7 @@ class HandEditedLeaseTests {
 		this.elector = ElectorUnderTest.start(this.server, ME);
 		await().until(() -> "pod-gone".equals(this.elector.status().holderIdentity()));
 		assertThat(this.elector.status().lastError()).isNull();
-		await().atMost(LEASE_DURATION.multipliedBy(3)).until(this.elector::isLeader);
+		await().atMost(LEASE_DURATION.multipliedBy(3)).until(this.elector::leadsAndListenersKnow);
 		assertThat(Duration.ofNanos(this.elector.grantedAt().get(0) - startedAt)).isGreaterThan(LEASE_DURATION);
 		assertThat(this.elector.events()).containsExactly("granted 1");
 	}
@@ -92,7 +92,7 @@ class HandEditedLeaseTests {
 				usersLease().editSpec().withLeaseDurationSeconds(leaseDurationSeconds).endSpec().build());
 		long startedAt = System.nanoTime();
 		this.elector = ElectorUnderTest.start(this.server, ME);
-		await().atMost(LEASE_DURATION.multipliedBy(3)).until(this.elector::isLeader);
+		await().atMost(LEASE_DURATION.multipliedBy(3)).until(this.elector::leadsAndListenersKnow);
 		assertThat(Duration.ofNanos(this.elector.grantedAt().get(0) - startedAt)).isGreaterThan(LEASE_DURATION);
 		assertKeptWhatTheUserWrote(users);
 	}
@@ -124,7 +124,7 @@ class HandEditedLeaseTests {
 		assertThat(this.elector.isLeader()).isFalse();
 		assertThat(raw("GET", LEASES + "/" + LEASE, null).body()).as("nothing written").isEqualTo(stored);
 		raw("DELETE", LEASES + "/" + LEASE, null);
-		await().atMost(LEASE_DURATION.multipliedBy(3)).until(this.elector::isLeader);
+		await().atMost(LEASE_DURATION.multipliedBy(3)).until(this.elector::leadsAndListenersKnow);
 		assertThat(this.elector.status().lastError()).isNull();
 	}
 
@@ -137,7 +137,7 @@ class HandEditedLeaseTests {
 			.addToData("holderIdentity", "not-a-lease")
 			.build()).create();
 		this.elector = ElectorUnderTest.start(this.server, ME);
-		await().until(this.elector::isLeader);
+		await().until(this.elector::leadsAndListenersKnow);
 		assertThat(lease().getSpec().getHolderIdentity()).isEqualTo(ME);
 		assertThat(this.kubectl.configMaps().inNamespace(NAMESPACE).withName(LEASE).get()).isEqualTo(users);
 	}
@@ -162,13 +162,13 @@ class HandEditedLeaseTests {
 			assertThat(this.elector.isLeader()).isFalse();
 			assertThat(lease()).as("nothing created").isNull();
 		}
-		await().atMost(LEASE_DURATION.multipliedBy(3)).until(this.elector::isLeader);
+		await().atMost(LEASE_DURATION.multipliedBy(3)).until(this.elector::leadsAndListenersKnow);
 	}
 
 	@Test
 	void leaseDeletedWhileLeadingClosesTheGateAndIsCreatedAgainWithAHigherToken() {
 		this.elector = ElectorUnderTest.start(this.server, ME);
-		await().until(this.elector::isLeader);
+		await().until(this.elector::leadsAndListenersKnow);
 		this.kubectl.resource(lease()).delete();
 		await().atMost(LEASE_DURATION.multipliedBy(3))
 			.until(this.elector::events, (events) -> events.size() == 3);
@@ -180,7 +180,7 @@ class HandEditedLeaseTests {
 	@Test
 	void holderChangedByHandWhileLeadingIsRespectedUntilUnchangedForALeaseDuration() {
 		this.elector = ElectorUnderTest.start(this.server, ME);
-		await().until(this.elector::isLeader);
+		await().until(this.elector::leadsAndListenersKnow);
 		long editedAt = System.nanoTime();
 		patch("{\"spec\": {\"holderIdentity\": \"operator\"}}");
 		await().atMost(LEASE_DURATION.multipliedBy(3))
@@ -192,7 +192,7 @@ class HandEditedLeaseTests {
 	@Test
 	void labelsAndAnnotationsAddedWhileLeadingAreKeptByEveryRenewal() {
 		this.elector = ElectorUnderTest.start(this.server, ME);
-		await().until(this.elector::isLeader);
+		await().until(this.elector::leadsAndListenersKnow);
 		Lease edited = patch("{\"metadata\": {\"labels\": {\"team\": \"payments\"}, "
 				+ "\"annotations\": {\"owner\": \"payments@example.com\"}}}");
 		await().until(() -> !lease().getSpec().getRenewTime().equals(edited.getSpec().getRenewTime()));
