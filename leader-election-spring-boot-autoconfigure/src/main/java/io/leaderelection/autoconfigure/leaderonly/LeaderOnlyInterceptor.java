@@ -62,7 +62,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		if (call == null) {
 			invocations.record(election, Outcome.REFUSED);
 			if (leaderOnly.throwIfNotLeader()) {
-				throw NotLeaderException.shuttingDown(election, this.elector.obtain().identity());
+				throw NotLeaderException.shuttingDown(election, holderSeen(election));
 			}
 			return emptyResult(method.getReturnType());
 		}
@@ -94,9 +94,13 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 	private Object notLeader(LeaderOnly leaderOnly, Method method) {
 		if (leaderOnly.throwIfNotLeader()) {
 			String election = leaderOnly.value();
-			throw new NotLeaderException(election, this.elector.obtain().status(election).holderIdentity());
+			throw new NotLeaderException(election, holderSeen(election));
 		}
 		return emptyResult(method.getReturnType());
+	}
+
+	private String holderSeen(String election) {
+		return this.elector.obtain().status(election).holderIdentity();
 	}
 
 	private static Object emptyResult(Class<?> returnType) {

@@ -88,6 +88,18 @@ class LeaderOnlyInvocationsAndDrainTests {
 	}
 
 	@Test
+	void aRefusalOnAFollowerNamesTheHolderItSaw() {
+		Replicas.follower(server).withBean(Batch.class).run((context) -> {
+			Replicas.awaitFollower(context, "default");
+			context.getBean(LeaderOnlyRegistry.class).drain(Duration.ofSeconds(5));
+			assertThatExceptionOfType(NotLeaderException.class)
+				.isThrownBy(() -> context.getBean(Batch.class).strictly("late"))
+				.satisfies((ex) -> assertThat(ex.getHolderIdentity()).isEqualTo(Replicas.OTHER_HOLDER));
+			assertThat(context.getBean(LeaderOnlyInvocations.class).count("default", Outcome.REFUSED)).isOne();
+		});
+	}
+
+	@Test
 	void drainWaitsForTheCallUnderWayUntilItEnds() {
 		Replicas.leader(server).withBean(Batch.class).run((context) -> {
 			Replicas.awaitLeader(context, "default");
