@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -88,8 +89,11 @@ public class LeaderElectionAutoConfiguration {
 	@ConditionalOnBean(ElectionEngine.class)
 	LeaderElectionLifecycle leaderElectionLifecycle(ElectionEngine leaderElector, LeaderElectionSettings settings,
 			ObjectProvider<LeaderWorkDrain> drains, Environment environment) {
-		Duration shutdownPhase = environment.getProperty("spring.lifecycle.timeout-per-shutdown-phase", Duration.class,
-				DEFAULT_SHUTDOWN_PHASE);
+		// Bound as LifecycleAutoConfiguration binds it, so that every spelling and format Boot
+		// accepts there gives the same phase here.
+		Duration shutdownPhase = Binder.get(environment)
+			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+			.orElse(DEFAULT_SHUTDOWN_PHASE);
 		return new LeaderElectionLifecycle(leaderElector, settings.releaseOnShutdown(),
 				drains.orderedStream().toList(), settings.drainTimeout(shutdownPhase));
 	}

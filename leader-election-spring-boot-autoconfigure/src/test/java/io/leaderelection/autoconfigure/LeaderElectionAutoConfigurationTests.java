@@ -33,6 +33,7 @@ import org.springframework.cloud.kubernetes.commons.leader.LeaderInitiator;
 import org.springframework.cloud.kubernetes.fabric8.leader.Fabric8LeaderAutoConfiguration;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.event.AbstractLeaderEvent;
 import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
@@ -289,6 +290,23 @@ class LeaderElectionAutoConfigurationTests {
 		this.contextRunner.withPropertyValues("leader.election.elections.jobs.retry-period=1s")
 			.run((context) -> assertThat(context.getBean(ElectionEngine.class).settings("jobs").leaseName())
 				.isEqualTo("application-jobs-leader"));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("shutdownPhaseSpellings")
+	void drainTimeoutIsTheShutdownPhaseLessTheRenewDeadlineHoweverThePhaseIsSpelled(String name, String value) {
+		this.contextRunner
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.addFirst(new SystemEnvironmentPropertySource("test-systemEnvironment", Map.of(name, value))))
+			.run((context) -> assertThat(context.getBean(LeaderElectionLifecycle.class))
+				.hasFieldOrPropertyWithValue("drainTimeout", Duration.ofSeconds(30)));
+	}
+
+	static Stream<Arguments> shutdownPhaseSpellings() {
+		return Stream.of(arguments("spring.lifecycle.timeout-per-shutdown-phase", "40s"),
+				arguments("spring.lifecycle.timeoutPerShutdownPhase", "40s"),
+				arguments("SPRING_LIFECYCLE_TIMEOUTPERSHUTDOWNPHASE", "40000"));
 	}
 
 	// ---- backing off
