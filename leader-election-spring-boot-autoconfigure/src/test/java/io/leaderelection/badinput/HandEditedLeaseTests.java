@@ -15,13 +15,11 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.leaderelection.chaos.ChaosApiServer;
 import io.leaderelection.chaos.ChaosApiServer.Answer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -40,26 +38,11 @@ import static org.awaitility.Awaitility.await;
  * thing or says what is wrong in its status, naming the Lease and the field; it never writes
  * over what it cannot read, and keeps the fields it does not own.
  */
-class HandEditedLeaseTests {
+class HandEditedLeaseTests extends AbstractBadInputTests {
 
 	private static final String ME = "pod-a";
 
 	private static final String LEASES = "/apis/coordination.k8s.io/v1/namespaces/" + NAMESPACE + "/leases";
-
-	private final ChaosApiServer server = ChaosApiServer.start();
-
-	private final KubernetesClient kubectl = this.server.client("kubectl");
-
-	private ElectorUnderTest elector;
-
-	@AfterEach
-	void stop() throws InterruptedException {
-		if (this.elector != null) {
-			this.elector.close();
-		}
-		this.kubectl.close();
-		this.server.close();
-	}
 
 	@Test
 	void leaseWithoutHolderIsTakenAtOnceKeepingWhatTheUserWrote() {

@@ -9,12 +9,10 @@ import java.util.function.Predicate;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.chaos.ChaosApiServer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.leaderelection.chaos.ChaosApiServer.Answer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -33,27 +31,12 @@ import static org.awaitility.Awaitility.await;
  * why in its status and health, naming the verb and the Lease, keeps trying without ever
  * opening its gate, leaves the user's Lease as it was, and wins once the cause is gone.
  */
-class UnreachableApiTests {
+class UnreachableApiTests extends AbstractBadInputTests {
 
 	private static final String ELECTOR_NAME = "pod-a";
 
 	/** Only the elector's requests are refused, not the test's own. */
 	private static final Predicate<RecordedRequest> ELECTOR = ChaosApiServer.from(ELECTOR_NAME);
-
-	private final ChaosApiServer server = ChaosApiServer.start();
-
-	private final KubernetesClient kubectl = this.server.client("kubectl");
-
-	private ElectorUnderTest elector;
-
-	@AfterEach
-	void stop() throws InterruptedException {
-		if (this.elector != null) {
-			this.elector.close();
-		}
-		this.kubectl.close();
-		this.server.close();
-	}
 
 	@Test
 	void namespaceThatDoesNotExistIsNamedAndTheElectorWinsOnceItIsCreated() {
