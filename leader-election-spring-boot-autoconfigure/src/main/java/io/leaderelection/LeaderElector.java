@@ -1,5 +1,7 @@
 package io.leaderelection;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -39,10 +41,24 @@ public interface LeaderElector {
 	Map<String, LeaderStatus> statuses();
 
 	/**
-	 * Releases the election's Lease if this instance holds it and stays out of that election
-	 * for one lease duration, so that another replica takes over.
+	 * Gives up the election if this instance leads it, so that another replica takes over: the
+	 * gate closes at once, gated lifecycle beans stop, and once the {@code @LeaderOnly} calls under
+	 * way have ended the Lease is released; this instance then stays out of the election for one
+	 * lease duration. Returns at once.
 	 * @throws UnknownElectionException if no election of that name is configured
 	 */
 	void stepDown(String election);
+
+	/**
+	 * Steps down as {@link #stepDown(String)} does, waiting up to the given time for the release
+	 * to be written, and tells how far it got.
+	 * @throws UnknownElectionException if no election of that name is configured
+	 */
+	default StepDown stepDown(String election, Duration wait) {
+		boolean leader = isLeader(election);
+		stepDown(election);
+		return new StepDown(election, leader ? StepDown.Release.REQUESTED : StepDown.Release.NOT_LEADER, List.of(),
+				null);
+	}
 
 }

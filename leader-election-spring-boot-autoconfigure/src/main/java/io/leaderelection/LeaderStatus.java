@@ -13,12 +13,26 @@ import java.time.Instant;
  * @param acquireTime the Lease's acquireTime as last seen, {@code null} when unknown
  * @param renewTime the Lease's renewTime as last seen, {@code null} when unknown
  * @param leaseTransitions the Lease's leaseTransitions as last seen, {@code null} when unknown
- * @param fencingToken the Lease's leaseTransitions after this instance acquired it; {@code null}
- * when not leader. Strictly increases with every change of holder.
+ * @param fencingToken a number that strictly increases with every term of leadership, also across
+ * deletion and recreation of the Lease: the resourceVersion of the write that acquired it, read as
+ * an integer, or where it is not one the Lease's leaseTransitions after that write; {@code null}
+ * when not leader
+ * @param fencingTokenSource where the fencing token comes from: {@value #RESOURCE_VERSION} or
+ * {@value #LEASE_TRANSITIONS}; {@code null} when not leader
  * @param lastError the last failure to read or write the Lease, {@code null} when the last attempt
  * succeeded
  */
 public record LeaderStatus(String election, String namespace, String leaseName, boolean leader,
 		String holderIdentity, Instant acquireTime, Instant renewTime, Integer leaseTransitions, Long fencingToken,
-		String lastError) {
+		String fencingTokenSource, String lastError) {
+
+	/** The fencing token is the acquiring write's resourceVersion. */
+	public static final String RESOURCE_VERSION = "resourceVersion";
+
+	/**
+	 * The fencing token is the Lease's leaseTransitions: the server's resourceVersions are not
+	 * integers. It then restarts when the Lease is deleted and created again.
+	 */
+	public static final String LEASE_TRANSITIONS = "leaseTransitions";
+
 }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
+import io.leaderelection.engine.LeaderWork;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -79,23 +80,23 @@ public class LeaderElectionAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(LeaderElector.class)
 	ElectionEngine leaderElector(LeaderElectionSettings settings, KubernetesClient kubernetesClient,
-			LeaderElectionThreads threads, ObjectProvider<ElectionListener> listeners) {
+			LeaderElectionThreads threads, ObjectProvider<ElectionListener> listeners,
+			ObjectProvider<LeaderWork> leaderWork, Environment environment) {
 		List<ElectionListener> all = listeners.orderedStream().toList();
-		return new ElectionEngine(settings.identity(), settings.elections(),
-				new KubernetesLeaseStores(kubernetesClient, threads.watchOpener()), threads.runtime(), all);
-	}
-
-	@Bean
-	@ConditionalOnBean(ElectionEngine.class)
-	LeaderElectionLifecycle leaderElectionLifecycle(ElectionEngine leaderElector, LeaderElectionSettings settings,
-			ObjectProvider<LeaderWorkDrain> drains, Environment environment) {
 		// Bound as LifecycleAutoConfiguration binds it, so that every spelling and format Boot
 		// accepts there gives the same phase here.
 		Duration shutdownPhase = Binder.get(environment)
 			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
 			.orElse(DEFAULT_SHUTDOWN_PHASE);
-		return new LeaderElectionLifecycle(leaderElector, settings.releaseOnShutdown(),
-				drains.orderedStream().toList(), settings.drainTimeout(shutdownPhase));
+		return new ElectionEngine(settings.identity(), settings.elections(),
+				new KubernetesLeaseStores(kubernetesClient, threads.watchOpener()), threads.runtime(), all,
+				leaderWork.getIfAvailable(() -> LeaderWork.NONE), settings.drainTimeout(shutdownPhase));
+	}
+
+	@Bean
+	@ConditionalOnBean(ElectionEngine.class)
+	LeaderElectionLifecycle leaderElectionLifecycle(ElectionEngine leaderElector, LeaderElectionSettings settings) {
+		return new LeaderElectionLifecycle(leaderElector, settings.releaseOnShutdown());
 	}
 
 }

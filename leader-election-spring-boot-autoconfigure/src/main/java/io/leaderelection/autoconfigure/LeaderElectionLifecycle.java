@@ -1,7 +1,5 @@
 package io.leaderelection.autoconfigure;
 
-import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.engine.ElectionEngine;
@@ -10,8 +8,8 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Starts campaigning once the web server and actuator are up. On shutdown, before the web
- * server drains: refuses new leader work, waits for the work under way (bounded), then stops
- * campaigning and releases the held Leases.
+ * server drains: refuses new leader work, closes every gate, waits for the work under way
+ * (bounded by the drain timeout), then releases the held Leases.
  */
 public class LeaderElectionLifecycle implements SmartLifecycle {
 
@@ -25,27 +23,15 @@ public class LeaderElectionLifecycle implements SmartLifecycle {
 
 	private final boolean releaseOnShutdown;
 
-	private final List<LeaderWorkDrain> drains;
-
-	private final Duration drainTimeout;
-
 	private volatile boolean running;
 
-	/**
-	 * @param drainTimeout how long shutdown waits for leader work before releasing anyway; keep
-	 * it below Spring's {@code spring.lifecycle.timeout-per-shutdown-phase} so the release fits
-	 */
-	public LeaderElectionLifecycle(ElectionEngine engine, boolean releaseOnShutdown, List<LeaderWorkDrain> drains,
-			Duration drainTimeout) {
+	public LeaderElectionLifecycle(ElectionEngine engine, boolean releaseOnShutdown) {
 		this.engine = engine;
 		this.releaseOnShutdown = releaseOnShutdown;
-		this.drains = List.copyOf(drains);
-		this.drainTimeout = drainTimeout;
 	}
 
 	@Override
 	public void start() {
-		this.drains.forEach(LeaderWorkDrain::resume);
 		this.engine.start();
 		this.running = true;
 	}
@@ -61,13 +47,7 @@ public class LeaderElectionLifecycle implements SmartLifecycle {
 	}
 
 	private CompletableFuture<Void> stopping() {
-		CompletableFuture<?>[] drained = this.drains.stream()
-			.map((drain) -> drain.drain(this.drainTimeout))
-			.toArray(CompletableFuture[]::new);
-		return CompletableFuture.allOf(drained)
-			.handle((ignored, failure) -> null)
-			.thenCompose((ignored) -> this.engine.stop(this.releaseOnShutdown))
-			.whenComplete((ignored, failure) -> this.running = false);
+		return this.engine.stop(this.releaseOnShutdown).whenComplete((ignored, failure) -> this.running = false);
 	}
 
 	@Override

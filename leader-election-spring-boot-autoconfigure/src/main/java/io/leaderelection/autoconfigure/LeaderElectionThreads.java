@@ -1,13 +1,14 @@
 package io.leaderelection.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
+import io.leaderelection.engine.ElasticExecutor;
 import io.leaderelection.engine.ElectionRuntime;
 import io.leaderelection.engine.ExecutorElectionScheduler;
 import io.leaderelection.engine.MonotonicClock;
@@ -17,7 +18,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The threads the elector owns, whatever the number of elections: a small scheduler pool that
- * runs every election, one thread that publishes events and calls listeners, and two that open
+ * runs every election, one thread that publishes events, calls listeners and starts and stops
+ * gated beans (another one for as long as user code there blocks), and two that open
  * followers' watches.
  */
 public class LeaderElectionThreads implements DisposableBean {
@@ -30,7 +32,10 @@ public class LeaderElectionThreads implements DisposableBean {
 	/** Watch openers; fabric8 blocks each until the server accepted the watch. */
 	static final int WATCH_OPENER_THREADS = 2;
 
-	private final ExecutorService callbacks;
+	/** How long user code may block the callback thread before another one takes over the rest. */
+	static final Duration CALLBACK_PATIENCE = Duration.ofMillis(100);
+
+	private final ElasticExecutor callbacks;
 
 	private final ExecutorService watchOpeners;
 
@@ -41,7 +46,7 @@ public class LeaderElectionThreads implements DisposableBean {
 		this.scheduler.setRemoveOnCancelPolicy(true);
 		CustomizableThreadFactory callbackThreads = new CustomizableThreadFactory("leader-election-events-");
 		callbackThreads.setDaemon(true);
-		this.callbacks = Executors.newSingleThreadExecutor(callbackThreads);
+		this.callbacks = new ElasticExecutor(callbackThreads, this.scheduler, CALLBACK_PATIENCE);
 		CustomizableThreadFactory watchThreads = new CustomizableThreadFactory("leader-election-watch-");
 		watchThreads.setDaemon(true);
 		this.watchOpeners = Executors.newFixedThreadPool(WATCH_OPENER_THREADS, watchThreads);
@@ -62,8 +67,7 @@ public class LeaderElectionThreads implements DisposableBean {
 	public void destroy() throws InterruptedException {
 		this.scheduler.shutdownNow();
 		this.watchOpeners.shutdownNow();
-		this.callbacks.shutdown();
-		this.callbacks.awaitTermination(5, TimeUnit.SECONDS);
+		this.callbacks.shutdown(Duration.ofSeconds(5));
 	}
 
 }

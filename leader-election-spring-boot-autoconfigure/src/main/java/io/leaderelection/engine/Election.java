@@ -2,13 +2,20 @@ package io.leaderelection.engine;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.StepDown;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,12 +23,17 @@ import org.slf4j.LoggerFactory;
  * One election: the client-go loop of acquire, renew and release on a single Lease, run as a
  * chain of non-blocking steps on the shared scheduler.
  * <p>
- * Safety rests on two rules. A follower takes a held Lease only after it has seen the same
- * stored version for a whole lease duration on its own monotonic clock, counted from when the
- * read that first returned it completed. The leader's gate is open only until the moment its
- * last successful write was sent plus the renew deadline. A write is sent no earlier than its
- * commit, and a read completes no earlier than the commit it shows, so the gate closes before
- * any follower may take over as long as the renew deadline is shorter than the lease duration.
+ * Safety rests on two rules. A follower takes a Lease only after it has seen the same stored
+ * version, or the Lease missing, for a whole lease duration on its own monotonic clock, counted
+ * from when the read that first returned it completed; a Lease released by its holder is the
+ * one exception. The leader's gate is open only until the moment its last successful write was
+ * sent plus the renew deadline. A write is sent no earlier than its commit, and a read completes
+ * no earlier than the commit it shows, so the gate closes before any follower may take over as
+ * long as the renew deadline is shorter than the lease duration.
+ * <p>
+ * A term can be held with its gate closed: after a step-down or on shutdown the gate closes at
+ * once, the Lease is renewed while the leader work drains, and only then released, so that no
+ * successor starts while that work runs.
  */
 final class Election {
 
@@ -31,8 +43,14 @@ final class Election {
 
 	private static final long NEVER = Long.MIN_VALUE;
 
+	/** The sequence of a continuation that runs whatever the loop did meanwhile. */
+	private static final long ALWAYS = -1;
+
 	/** A watch that keeps ending is retried after at most this many retry periods. */
 	private static final long MAX_WATCH_BACKOFF_FACTOR = 32;
+
+	/** A leader's request gets at least this share of a retry period, or is not sent. */
+	private static final int SHORTEST_ATTEMPT_DIVISOR = 16;
 
 	private final ElectionSettings settings;
 
@@ -44,13 +62,22 @@ final class Election {
 
 	private final ElectionListener listener;
 
+	private final LeaderWork work;
+
+	private final Executor workLane;
+
+	private final long drainTimeoutNanos;
+
+	private final long leaseDurationNanos;
+
 	private final long renewDeadlineNanos;
 
 	private final long retryPeriodNanos;
 
-	/** Read lock-free by the gate; {@code null} when not leading. */
-	private volatile Leadership leadership;
+	/** The term held, read lock-free by the gate; {@code null} when none is held. */
+	private volatile Term term;
 
+	/** The last version seen; {@code null} before the first read and while the Lease is missing. */
 	private volatile LeaseRecord lastSeen;
 
 	private volatile String lastError;
@@ -58,13 +85,22 @@ final class Election {
 	/** When the current streak of failed calls began; {@link #NEVER} while calls succeed. */
 	private volatile long failingSinceNanos = NEVER;
 
-	/** The verb of the call that failed last, when it was a store call; guarded by this. */
-	private String failingVerb;
-
 	/** When the loop last began an attempt or acted on a watch event; {@link #NEVER} before. */
 	private volatile long lastAttemptNanos = NEVER;
 
+	/** What shows that another process writes the Lease under our identity; {@code null} when nothing. */
+	private volatile String identityConflict;
+
+	/** Why gated work failed to start at the last grant; {@code null} when it started. */
+	private volatile String gatedWorkFailure;
+
+	/** The last release of our own accord; {@code null} before the first. */
+	private volatile Release lastRelease;
+
 	// The loop's state below is guarded by this.
+
+	/** The verb of the call that failed last, when it was a store call. */
+	private String failingVerb;
 
 	private boolean running;
 
@@ -72,7 +108,14 @@ final class Election {
 
 	private ElectionScheduler.Cancellable nextAttempt;
 
+	/** When the version in {@link #lastSeen} was first seen. */
 	private long observedAtNanos;
+
+	/** When the Lease was first seen missing, in the current stretch of absence; {@link #NEVER} when seen present. */
+	private long absentSinceNanos = NEVER;
+
+	/** The lease duration of the last version seen. */
+	private long lastLeaseDurationSeenNanos;
 
 	private long stayOutUntilNanos;
 
@@ -80,15 +123,25 @@ final class Election {
 
 	private int highestTransitionsSeen = -1;
 
-	/** The last release written; complete when it was answered or timed out. */
-	private CompletableFuture<Void> pendingRelease = CompletableFuture.completedFuture(null);
+	private long termsBegun;
 
-	/** A claim is on its way: its answer, not a watch event, decides what comes next. */
-	private boolean claimInFlight;
+	private final OwnWrites ownWrites = new OwnWrites();
+
+	/** The last version seen that names our identity but was not written by this process. */
+	private LeaseRecord foreignVersionNamingUs;
+
+	/** The claim on its way: its answer, not a watch event, decides what comes next. */
+	private Claim claim;
+
+	/** Complete once the last release of our own accord was answered, failed or given up. */
+	private CompletableFuture<Void> pendingRelease = CompletableFuture.completedFuture(null);
 
 	private LeaseWatch watch;
 
 	private WatchListener watchListener;
+
+	/** Whether the server accepted the current watch; until then followers keep polling. */
+	private boolean watchOpen;
 
 	/** When a watch that ended may be started again; {@link #NEVER} when it may now. */
 	private long watchRetryAtNanos = NEVER;
@@ -96,123 +149,155 @@ final class Election {
 	private long watchBackoffNanos;
 
 	Election(ElectionSettings settings, String identity, LeaseStore store, ElectionRuntime runtime,
-			ElectionListener listener) {
+			ElectionListener listener, LeaderWork work, Executor workLane, Duration drainTimeout) {
 		this.settings = settings;
 		this.identity = identity;
 		this.store = store;
 		this.runtime = runtime;
 		this.listener = listener;
+		this.work = work;
+		this.workLane = workLane;
+		this.drainTimeoutNanos = drainTimeout.toNanos();
+		this.leaseDurationNanos = settings.leaseDuration().toNanos();
 		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
 		this.watchBackoffNanos = this.retryPeriodNanos;
+		this.lastLeaseDurationSeenNanos = this.leaseDurationNanos;
 	}
 
 	ElectionSettings settings() {
 		return this.settings;
 	}
 
-	/** The gate: held, and the last successful write was sent less than a renew deadline ago. */
+	/** The gate: a term held and open, its last successful write sent less than a renew deadline ago. */
 	boolean isLeader() {
-		Leadership current = this.leadership;
-		return current != null && current.gateOpenAt(now(), this.renewDeadlineNanos);
+		Term held = this.term;
+		return held != null && held.gateOpenAt(now(), this.renewDeadlineNanos);
 	}
 
 	LeaderStatus status() {
-		Leadership current = this.leadership;
-		boolean leader = current != null && current.gateOpenAt(now(), this.renewDeadlineNanos);
+		Term held = this.term;
+		boolean leader = held != null && held.gateOpenAt(now(), this.renewDeadlineNanos);
 		LeaseRecord seen = this.lastSeen;
 		return new LeaderStatus(this.settings.name(), this.settings.namespace(), this.settings.leaseName(), leader,
 				(seen != null && seen.hasHolder()) ? seen.holderIdentity() : null,
 				(seen != null) ? seen.acquireTime() : null, (seen != null) ? seen.renewTime() : null,
-				(seen != null) ? seen.leaseTransitions() : null, leader ? current.fencingToken() : null,
-				this.lastError);
+				(seen != null) ? seen.leaseTransitions() : null, leader ? held.fencingToken() : null,
+				leader ? held.fencingTokenSource() : null, this.lastError);
 	}
 
 	ElectionHealth health() {
 		long now = now();
-		Leadership current = this.leadership;
-		long pastDeadline = (current != null) ? now - current.gateClosesAt(this.renewDeadlineNanos) : 0;
+		Term held = this.term;
+		long pastDeadline = (held != null) ? now - held.gateClosesAt(this.renewDeadlineNanos) : 0;
 		long failingSince = this.failingSinceNanos;
 		long lastAttempt = this.lastAttemptNanos;
 		return new ElectionHealth(this.settings.name(), Duration.ofNanos(Math.max(0, pastDeadline)),
 				(failingSince != NEVER) ? Duration.ofNanos(now - failingSince) : Duration.ZERO, this.lastError,
 				(lastAttempt != NEVER) ? Duration.ofNanos(now - lastAttempt) : null, this.settings.leaseDuration(),
-				this.settings.retryPeriod());
+				this.settings.retryPeriod(), this.identityConflict, this.gatedWorkFailure,
+				(this.lastRelease != null) ? this.lastRelease.describe() : null);
 	}
 
+	/** What became of the last release of our own accord, for a step-down's answer. */
+	StepDown lastStepDown() {
+		Release release = this.lastRelease;
+		return (release != null) ? release.describe() : notLeader();
+	}
+
+	// ---- starting, stopping, stepping down
+
+	/**
+	 * Campaigns. After a stop whose release is still on its way, the first attempt waits for
+	 * that release: a term being finished is never claimed again by the same process.
+	 */
 	synchronized void start() {
 		if (this.running) {
 			return;
 		}
 		this.running = true;
-		this.claimInFlight = false;
-		scheduleAttempt(0);
+		if (this.term == null && this.claim == null) {
+			scheduleAttempt(0);
+		}
 	}
 
 	/**
-	 * Stops campaigning. With {@code release}, a held Lease is released (gate closed first);
-	 * otherwise it is left to expire.
+	 * Stops campaigning. A term held ends as on a step-down: gate closed, leader work drained,
+	 * then, with {@code release}, the Lease released; without, or if the work outlasts the drain
+	 * timeout, left to expire. A claim on its way is given back the same way if it succeeds.
 	 */
 	synchronized CompletableFuture<Void> stop(boolean release) {
 		if (!this.running) {
-			return CompletableFuture.completedFuture(null);
+			return this.pendingRelease;
 		}
 		this.running = false;
-		this.attemptSequence++;
-		cancelNextAttempt();
 		stopWatching();
-		if (release) {
-			return release(RevocationCause.SHUTDOWN);
+		Term held = this.term;
+		if (held != null && held.gateOpen()) {
+			return finishTerm(RevocationCause.SHUTDOWN, release).done;
 		}
-		revoke(RevocationCause.SHUTDOWN);
-		return CompletableFuture.completedFuture(null);
+		if (held == null && this.claim != null) {
+			return this.claim.giveBack(RevocationCause.SHUTDOWN, release).done;
+		}
+		if (held == null) {
+			abandonAttempts();
+		}
+		return this.pendingRelease;
 	}
 
-	/** Releases the Lease if held and stays out of the election for one lease duration. */
-	synchronized CompletableFuture<Void> stepDown() {
-		if (this.leadership == null) {
-			return CompletableFuture.completedFuture(null);
+	/**
+	 * Gives up the term held, and stays out of the election until one lease duration after the
+	 * release. A claim on its way is given back if it succeeds.
+	 */
+	synchronized StepDown stepDown() {
+		Term held = this.term;
+		if (held != null && held.gateOpen()) {
+			stayOut(this.drainTimeoutNanos + this.renewDeadlineNanos + this.leaseDurationNanos);
+			return finishTerm(RevocationCause.STEPPED_DOWN, true).describe();
 		}
-		this.stayingOut = true;
-		this.stayOutUntilNanos = now() + this.settings.leaseDuration().toNanos();
-		this.attemptSequence++;
-		cancelNextAttempt();
-		CompletableFuture<Void> released = release(RevocationCause.STEPPED_DOWN);
-		if (this.running) {
-			scheduleAttempt(followerDelay());
+		if (held != null) {
+			return this.lastRelease.describe();
 		}
-		return released;
+		if (this.claim != null) {
+			stayOut(this.renewDeadlineNanos + this.leaseDurationNanos);
+			return this.claim.giveBack(RevocationCause.STEPPED_DOWN, true).describe();
+		}
+		return notLeader();
+	}
+
+	/** Completes when the release a step-down started was written or given up. */
+	synchronized CompletableFuture<Void> pendingRelease() {
+		return this.pendingRelease;
 	}
 
 	// ---- the attempt loop
 
 	private void attempt(long sequence) {
 		synchronized (this) {
-			if (!this.running || sequence != this.attemptSequence) {
+			if (sequence != this.attemptSequence || (!this.running && this.term == null)) {
 				return;
 			}
 			long now = now();
 			this.lastAttemptNanos = now;
-			if (this.leadership != null) {
+			if (this.term != null) {
 				renew(now, sequence, false);
 			}
 			else {
-				read(sequence);
+				read();
 			}
 		}
 	}
 
 	private void renew(long sentAt, long sequence, boolean afterConflict) {
-		long remaining = this.leadership.gateClosesAt(this.renewDeadlineNanos) - sentAt;
-		if (remaining <= 0) {
-			lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
+		long timeout = leaderAttemptTimeout(sentAt);
+		if (timeout <= 0) {
 			return;
 		}
 		LeaseRecord seen = this.lastSeen;
-		Instant wallNow = this.runtime.wallClock().instant();
-		LeaseRecord renewal = new LeaseRecord(this.identity, this.settings.leaseDurationSeconds(), seen.acquireTime(),
-				wallNow, seen.leaseTransitions(), seen.resourceVersion());
-		call("update", () -> this.store.update(renewal, Duration.ofNanos(remaining)), remaining, sequence,
+		LeaseRecord renewal = seen.rewrite(this.identity, this.settings.leaseDurationSeconds(), seen.acquireTime(),
+				wallNow(), seen.leaseTransitions());
+		this.ownWrites.sent(renewal);
+		call("update", () -> this.store.update(renewal, Duration.ofNanos(timeout)), timeout, sequence,
 				(stored, failure) -> renewed(sentAt, sequence, afterConflict, stored, failure));
 	}
 
@@ -221,11 +306,19 @@ final class Election {
 		if (failure == null) {
 			succeeded();
 			observe(stored, sentAt);
-			this.leadership = this.leadership.renewedAt(sentAt);
+			this.term = this.term.renewedAt(sentAt);
 			scheduleAttempt(sentAt + this.retryPeriodNanos - now());
+			Term held = this.term;
+			if (held.gateOpen() && stored.prefersOtherThan(this.identity)
+					&& !stored.preferredHolder().equals(held.preferredHolderAtGrant())) {
+				logger.info("{} finishes its term of election '{}': {} names '{}' as preferred holder", this.identity,
+						this.settings.name(), this.store.describe(), stored.preferredHolder());
+				finishTerm(RevocationCause.PREFERRED_HOLDER, true);
+			}
 		}
 		else if (failure instanceof LeaseNotFoundException) {
 			failed(failure);
+			observeAbsent(now());
 			lose(RevocationCause.LEASE_DELETED, 0);
 		}
 		else if (failure instanceof LeaseConflictException && !afterConflict) {
@@ -233,95 +326,150 @@ final class Election {
 		}
 		else {
 			failed(failure);
-			retryRenewOrLose();
+			retryRenewOrLose(failure);
 		}
 	}
 
-	/** After a conflict the cached version is stale: read once, then renew on it if still ours. */
+	/** After a conflict the version held is stale: read once, then renew on it if still ours. */
 	private void readWhileLeading(long sequence) {
-		long remaining = this.leadership.gateClosesAt(this.renewDeadlineNanos) - now();
-		if (remaining <= 0) {
-			lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
+		long timeout = leaderAttemptTimeout(now());
+		if (timeout <= 0) {
 			return;
 		}
-		call("get", () -> this.store.get(Duration.ofNanos(remaining)), remaining, sequence, (stored, failure) -> {
+		call("get", () -> this.store.get(Duration.ofNanos(timeout)), timeout, sequence, (stored, failure) -> {
+			long now = now();
 			if (failure != null) {
 				failed(failure);
-				retryRenewOrLose();
+				retryRenewOrLose(failure);
 			}
 			else if (stored == null) {
+				observeAbsent(now);
 				lose(RevocationCause.LEASE_DELETED, 0);
 			}
-			else if (!stored.isHeldBy(this.identity)) {
-				observe(stored, now());
-				lose(RevocationCause.LEASE_TAKEN, followerDelay());
+			else if (this.ownWrites.wrote(stored)) {
+				// Someone changed only what is not ours (a label, an annotation): renew on it.
+				observe(stored, now);
+				renew(now, sequence, true);
 			}
 			else {
-				observe(stored, now());
-				renew(now(), sequence, true);
-			}
-		});
-	}
-
-	private void retryRenewOrLose() {
-		long untilGateCloses = this.leadership.gateClosesAt(this.renewDeadlineNanos) - now();
-		if (untilGateCloses <= 0) {
-			lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
-		}
-		else {
-			scheduleAttempt(Math.min(this.retryPeriodNanos, untilGateCloses));
-		}
-	}
-
-	private void read(long sequence) {
-		long timeout = this.renewDeadlineNanos;
-		call("get", () -> this.store.get(Duration.ofNanos(timeout)), timeout, sequence, (stored, failure) -> {
-			if (failure != null) {
-				failed(failure);
-				// The watch may be as dead as the reads are: poll until a read succeeds again.
-				stopWatching();
-				scheduleAttempt(followerDelay());
-				return;
-			}
-			if ("get".equals(this.failingVerb)) {
-				// Reading works again; failed writes, though, go on failing until one succeeds.
-				succeeded();
-			}
-			long now = now();
-			if (stored != null) {
 				observe(stored, now);
+				if (stored.isHeldBy(this.identity)) {
+					conflictSeen(stored);
+					lose(RevocationCause.IDENTITY_CONFLICT, followerDelay());
+				}
+				else {
+					lose(RevocationCause.LEASE_TAKEN, followerDelay());
+				}
 			}
-			watchFrom(stored, now);
-			decide(stored, now, sequence);
 		});
 	}
 
 	/**
-	 * What a follower does with the record it just read or was sent: claim it if it is absent,
-	 * free, its own or expired; otherwise wait until it would expire, polling meanwhile unless
-	 * a watch will tell of changes. A streak of failed writes ends only when a write succeeds
-	 * or there is nothing to claim, not when a read succeeds, so that a candidate that can read
-	 * but never write (a missing namespace, no create permission) keeps failing.
+	 * The timeout of a leader's request sent now: half of what is left before the gate closes,
+	 * so that a request that hangs leaves time for another one. When that is too short to be of
+	 * use, nothing is sent and leadership ends when the gate closes; 0 then.
 	 */
-	private void decide(LeaseRecord stored, long now, long sequence) {
+	private long leaderAttemptTimeout(long now) {
+		long remaining = this.term.gateClosesAt(this.renewDeadlineNanos) - now;
+		long timeout = remaining / 2;
+		if (timeout >= this.retryPeriodNanos / SHORTEST_ATTEMPT_DIVISOR) {
+			return timeout;
+		}
+		if (remaining <= 0) {
+			lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
+		}
+		else {
+			scheduleAttempt(remaining);
+		}
+		return 0;
+	}
+
+	/** A request that got no answer used its time already: try again at once, else after a retry period. */
+	private void retryRenewOrLose(Throwable failure) {
+		long untilGateCloses = this.term.gateClosesAt(this.renewDeadlineNanos) - now();
+		if (untilGateCloses <= 0) {
+			lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
+		}
+		else {
+			boolean noAnswer = failure instanceof LeaseStoreException storeFailure && storeFailure.isNoAnswer();
+			scheduleAttempt(noAnswer ? 0 : Math.min(this.retryPeriodNanos, untilGateCloses));
+		}
+	}
+
+	private void read() {
+		long timeout = this.renewDeadlineNanos;
+		call("get", () -> this.store.get(Duration.ofNanos(timeout)), timeout, this.attemptSequence,
+				(stored, failure) -> {
+					if (failure != null) {
+						failed(failure);
+						// The watch may be as dead as the reads are: poll until a read succeeds again.
+						stopWatching();
+						scheduleAttempt(followerDelay());
+						return;
+					}
+					if ("get".equals(this.failingVerb)) {
+						// Reading works again; failed writes, though, go on failing until one succeeds.
+						succeeded();
+					}
+					long now = now();
+					if (stored != null) {
+						observe(stored, now);
+					}
+					else {
+						observeAbsent(now);
+					}
+					watchFrom(this.lastSeen, now);
+					decide(now);
+				});
+	}
+
+	/**
+	 * What a follower does with what it has seen: claim the Lease if it is free, written by this
+	 * process, or unchanged (or missing) for a lease duration; otherwise wait for that moment,
+	 * polling meanwhile unless an open watch will tell of changes. A streak of failed writes ends
+	 * only when a write succeeds or there is nothing to claim, not when a read succeeds, so that
+	 * a candidate that can read but never write (a missing namespace, no create permission) keeps
+	 * failing.
+	 */
+	private void decide(long now) {
+		LeaseRecord seen = this.lastSeen;
 		if (stayingOut(now)) {
 			waitFor(Math.min(pollDelay(), this.stayOutUntilNanos - now));
 		}
-		else if (stored == null) {
-			claim(null, (this.highestTransitionsSeen >= 0) ? this.highestTransitionsSeen + 1 : 0, sequence);
+		else if (seen == null) {
+			long untilMissingLongEnough = this.absentSinceNanos
+					+ Math.max(this.leaseDurationNanos, this.lastLeaseDurationSeenNanos) - now;
+			if (untilMissingLongEnough <= 0) {
+				claim(null, (this.highestTransitionsSeen >= 0) ? this.highestTransitionsSeen + 1 : 0);
+			}
+			else {
+				waitFor(Math.min(pollDelay(), untilMissingLongEnough));
+			}
 		}
-		else if (!stored.hasHolder() || stored.isHeldBy(this.identity)) {
-			claim(stored, stored.transitions() + 1, sequence);
+		else if (this.identityConflict == null && (this.ownWrites.wrote(seen)
+				|| (!seen.hasHolder() && !seen.prefersOtherThan(this.identity)))) {
+			claim(seen, seen.transitions() + 1);
 		}
 		else {
-			long untilExpiry = this.observedAtNanos + leaseDurationNanos(stored) - now;
+			long untilExpiry = this.observedAtNanos + expiryNanos(seen) - now;
 			if (untilExpiry <= 0) {
-				claim(stored, stored.transitions() + 1, sequence);
+				endConflict("its last version naming '" + this.identity + "' expired");
+				claim(seen, seen.transitions() + 1);
 			}
 			else {
 				waitFor(Math.min(pollDelay(), untilExpiry));
 			}
 		}
+	}
+
+	/**
+	 * How long a version must stay unchanged before it may be claimed: the holder's own lease
+	 * duration; for a Lease released for a preferred holder, at least ours, so that the
+	 * preferred holder has its turn.
+	 */
+	private long expiryNanos(LeaseRecord seen) {
+		long holders = leaseDurationNanos(seen);
+		return seen.hasHolder() ? holders : Math.max(holders, this.leaseDurationNanos);
 	}
 
 	/** The Lease was read (or sent) and nothing can be claimed yet: the attempt succeeded. */
@@ -350,6 +498,7 @@ final class Election {
 		if (started != null) {
 			this.watchListener = listener;
 			this.watch = started;
+			this.watchOpen = false;
 		}
 	}
 
@@ -359,10 +508,22 @@ final class Election {
 		}
 		this.watch = null;
 		this.watchListener = null;
+		this.watchOpen = false;
+	}
+
+	/** The server accepted the watch: read once more, for what changed while it was opening. */
+	private synchronized void watchOpened(WatchListener listener) {
+		if (listener != this.watchListener) {
+			return;
+		}
+		this.watchOpen = true;
+		if (this.running && this.term == null && this.claim == null) {
+			scheduleAttempt(0);
+		}
 	}
 
 	private synchronized void watched(WatchListener listener, LeaseRecord record) {
-		if (listener != this.watchListener || !this.running || this.leadership != null) {
+		if (listener != this.watchListener || !this.running || this.term != null) {
 			return;
 		}
 		this.watchBackoffNanos = this.retryPeriodNanos;
@@ -373,11 +534,15 @@ final class Election {
 		if (record != null) {
 			observe(record, now);
 		}
-		if (this.claimInFlight) {
+		else {
+			observeAbsent(now);
+		}
+		if (this.claim != null) {
 			return;
 		}
 		cancelNextAttempt();
-		decide(record, now, ++this.attemptSequence);
+		this.attemptSequence++;
+		decide(now);
 	}
 
 	private synchronized void watchEnded(WatchListener listener, Throwable cause) {
@@ -386,8 +551,9 @@ final class Election {
 		}
 		this.watch = null;
 		this.watchListener = null;
+		this.watchOpen = false;
 		backOffWatching(now(), cause);
-		if (this.running && this.leadership == null && !this.claimInFlight) {
+		if (this.running && this.term == null && this.claim == null) {
 			scheduleAttempt(followerDelay());
 		}
 	}
@@ -402,11 +568,16 @@ final class Election {
 
 	/** How long a follower waits before reading again when nothing else wakes it. */
 	private long pollDelay() {
-		return (this.watch != null) ? Long.MAX_VALUE : followerDelay();
+		return (this.watch != null && this.watchOpen) ? Long.MAX_VALUE : followerDelay();
 	}
 
 	/** Hands the store's events to the scheduler; one per started watch, so stale ones are told apart. */
 	private final class WatchListener implements LeaseWatch.Listener {
+
+		@Override
+		public void opened() {
+			Election.this.runtime.scheduler().execute(() -> watchOpened(this));
+		}
 
 		@Override
 		public void changed(LeaseRecord record) {
@@ -420,147 +591,392 @@ final class Election {
 
 	}
 
+	// ---- claiming
+
 	/** Writes this candidate as holder: an update of the version seen, or a create when none. */
-	private void claim(LeaseRecord seen, int transitions, long sequence) {
+	private void claim(LeaseRecord seen, int transitions) {
 		long sentAt = now();
-		Instant wallNow = this.runtime.wallClock().instant();
-		LeaseRecord claim = new LeaseRecord(this.identity, this.settings.leaseDurationSeconds(), wallNow, wallNow,
-				transitions, (seen != null) ? seen.resourceVersion() : null);
-		long timeout = this.renewDeadlineNanos;
+		Instant wallNow = wallNow();
+		LeaseRecord claimed = (seen != null)
+				? seen.rewrite(this.identity, this.settings.leaseDurationSeconds(), wallNow, wallNow, transitions)
+				: LeaseRecord.of(this.identity, this.settings.leaseDurationSeconds(), wallNow, wallNow, transitions);
+		this.ownWrites.sent(claimed);
+		// Half the renew deadline, so that a claim answered late still leaves time to renew.
+		long timeout = this.renewDeadlineNanos / 2;
 		String verb = (seen != null) ? "update" : "create";
 		Supplier<CompletableFuture<LeaseRecord>> write = (seen != null)
-				? () -> this.store.update(claim, Duration.ofNanos(timeout))
-				: () -> this.store.create(claim, Duration.ofNanos(timeout));
-		this.claimInFlight = true;
-		call(verb, write, timeout, sequence, (stored, failure) -> claimed(sentAt, stored, failure));
+				? () -> this.store.update(claimed, Duration.ofNanos(timeout))
+				: () -> this.store.create(claimed, Duration.ofNanos(timeout));
+		Claim sent = new Claim();
+		this.claim = sent;
+		call(verb, write, timeout, ALWAYS, (stored, failure) -> claimed(sent, sentAt, stored, failure),
+				(ex) -> claimed(sent, sentAt, null, ex));
 	}
 
-	private void claimed(long sentAt, LeaseRecord stored, Throwable failure) {
-		this.claimInFlight = false;
-		if (failure instanceof LeaseConflictException) {
-			succeeded();
-			scheduleAttempt(followerDelay());
-			return;
-		}
-		if (failure instanceof LeaseNotFoundException) {
-			succeeded();
-			scheduleAttempt(0);
-			return;
-		}
+	/** The claim was answered (or not): whatever happened meanwhile, its outcome is dealt with. */
+	private void claimed(Claim sent, long sentAt, LeaseRecord stored, Throwable failure) {
+		this.claim = null;
 		if (failure != null) {
-			failed(failure);
-			scheduleAttempt(followerDelay());
+			if (failure instanceof LeaseNotFoundException) {
+				succeeded();
+				observeAbsent(now());
+			}
+			else if (failure instanceof LeaseConflictException) {
+				succeeded();
+			}
+			else {
+				failed(failure);
+			}
+			if (sent.giveBack != null) {
+				finish(sent.giveBack, StepDown.Release.NOT_LEADER, null);
+			}
+			if (this.running) {
+				scheduleAttempt((failure instanceof LeaseNotFoundException) ? 0 : followerDelay());
+			}
 			return;
 		}
 		succeeded();
 		observe(stored, sentAt);
-		Leadership granted = new Leadership(stored.transitions(), sentAt);
+		Term won = newTerm(stored, sentAt);
+		if (sent.giveBack != null) {
+			// Won after a stop or a step-down: give it back without opening the gate.
+			this.term = won.closed();
+			sent.giveBack.termNumber = won.number();
+			if (sent.giveBack.write) {
+				writeRelease(sent.giveBack, true);
+			}
+			else {
+				dropTerm();
+				finish(sent.giveBack, StepDown.Release.NOT_WRITTEN, "a claim won while stopping is left to expire");
+			}
+			return;
+		}
 		long now = now();
-		if (!granted.gateOpenAt(now, this.renewDeadlineNanos)) {
+		if (!won.gateOpenAt(now, this.renewDeadlineNanos)) {
 			// The write took longer than the renew deadline: the gate would already be closed.
 			// The Lease is ours, so the next attempt claims it again at once.
 			scheduleAttempt(0);
 			return;
 		}
-		long gateOpenedAt = now();
-		this.leadership = granted;
+		this.term = won;
 		stopWatching();
-		logger.info("{} became leader of election '{}' ({}), fencing token {}", this.identity, this.settings.name(),
-				this.store.describe(), granted.fencingToken());
-		this.listener.granted(this.settings.name(), granted.fencingToken(), gateOpenedAt);
+		logger.info("{} became leader of election '{}' ({}), fencing token {} ({})", this.identity,
+				this.settings.name(), this.store.describe(), won.fencingToken(), won.fencingTokenSource());
+		this.workLane.execute(this::startWork);
+		this.listener.granted(this.settings.name(), won.fencingToken(), now);
 		scheduleAttempt(sentAt + this.retryPeriodNanos - now);
 	}
 
-	// ---- losing and releasing
-
-	/** Closes the gate and campaigns again after the delay. */
-	private void lose(RevocationCause cause, long retryDelayNanos) {
-		logger.warn("{} lost leadership of election '{}' ({}): {}", this.identity, this.settings.name(),
-				this.store.describe(), cause);
-		revoke(cause);
-		scheduleAttempt(retryDelayNanos);
+	/**
+	 * A new term from the acquiring write's answer. The fencing token is that write's
+	 * resourceVersion, which keeps rising across deletion and recreation of the Lease; where the
+	 * server's versions are not integers, its leaseTransitions.
+	 */
+	private Term newTerm(LeaseRecord acquired, long sentAt) {
+		Long version = acquired.resourceVersionNumber();
+		long token = (version != null) ? version : acquired.transitions();
+		String source = (version != null) ? LeaderStatus.RESOURCE_VERSION : LeaderStatus.LEASE_TRANSITIONS;
+		return new Term(++this.termsBegun, token, source, acquired, acquired.preferredHolder(), sentAt, true);
 	}
 
-	private void revoke(RevocationCause cause) {
-		Leadership revoked = this.leadership;
-		if (revoked != null) {
-			this.leadership = null;
-			long now = now();
-			long deadline = revoked.gateClosesAt(this.renewDeadlineNanos);
-			long gateClosedAt = (now - deadline < 0) ? now : deadline;
-			this.listener.revoked(this.settings.name(), cause, gateClosedAt);
+	/** Starts the gated work on the work lane, apart from the listeners. */
+	private void startWork() {
+		try {
+			this.work.start(this.settings.name());
+			this.gatedWorkFailure = null;
+		}
+		catch (RuntimeException ex) {
+			this.gatedWorkFailure = String.valueOf(ex.getMessage());
+			logger.error("Gated work of election '{}' failed to start; it is started again at the next grant",
+					this.settings.name(), ex);
+		}
+	}
+
+	// ---- losing and finishing a term
+
+	/** Leadership was lost: gate closed (if still open), term dropped, campaign again after the delay. */
+	private void lose(RevocationCause cause, long retryDelayNanos) {
+		if (this.term.gateOpen()) {
+			logger.warn("{} lost leadership of election '{}' ({}): {}", this.identity, this.settings.name(),
+					this.store.describe(), cause);
+			closeGate(cause);
+		}
+		else {
+			logger.warn("{} lost {} of election '{}' before releasing it: {}", this.identity, this.store.describe(),
+					this.settings.name(), cause);
+		}
+		this.term = null;
+		if (this.running) {
+			scheduleAttempt(retryDelayNanos);
+		}
+		else {
+			abandonAttempts();
 		}
 	}
 
 	/**
-	 * Closes the gate, then writes the release as client-go does: no holder and a lease duration
-	 * of one second, so followers take over at once.
+	 * Closes the gate of the term held and tells the leader work, then the listeners. The term
+	 * itself stays held until it is released, expires or is lost.
+	 * @return completes when the gated work was stopped
 	 */
-	private CompletableFuture<Void> release(RevocationCause cause) {
-		Leadership released = this.leadership;
-		if (released == null) {
-			// A release written by a step-down may still be on its way: stopping waits for it too.
-			return this.pendingRelease;
+	private CompletableFuture<Void> closeGate(RevocationCause cause) {
+		Term held = this.term;
+		long now = now();
+		this.term = held.closed();
+		long deadline = held.gateClosesAt(this.renewDeadlineNanos);
+		long gateClosedAt = (now - deadline < 0) ? now : deadline;
+		String election = this.settings.name();
+		try {
+			this.work.gateClosed(election);
 		}
-		revoke(cause);
-		CompletableFuture<Void> done = new CompletableFuture<>();
-		this.pendingRelease = done;
-		writeRelease(released, true, done);
-		return done;
+		catch (RuntimeException ex) {
+			logger.error("Leader work of election '{}' failed to take note of the closed gate", election, ex);
+		}
+		CompletableFuture<Void> stopped = new CompletableFuture<>();
+		this.workLane.execute(() -> {
+			try {
+				this.work.stop(election);
+			}
+			finally {
+				stopped.complete(null);
+			}
+		});
+		this.listener.revoked(election, cause, gateClosedAt);
+		return stopped;
 	}
 
-	private void writeRelease(Leadership released, boolean retryOnConflict, CompletableFuture<Void> done) {
-		long remaining = released.gateClosesAt(this.renewDeadlineNanos) - now();
+	/**
+	 * Ends the term held of our own accord: closes the gate, stops the gated work, waits for the
+	 * calls under way (renewing meanwhile), then writes the release; or, with {@code write}
+	 * false or if the calls outlast the drain timeout, stops renewing and leaves the Lease to
+	 * expire.
+	 */
+	private Release finishTerm(RevocationCause cause, boolean write) {
+		CompletableFuture<Void> workStopped = closeGate(cause);
+		CompletableFuture<Void> callsEnded;
+		try {
+			callsEnded = this.work.whenCallsEnded(this.settings.name());
+		}
+		catch (RuntimeException ex) {
+			callsEnded = CompletableFuture.failedFuture(ex);
+		}
+		Release release = new Release(cause, write);
+		release.termNumber = this.term.number();
+		this.lastRelease = release;
+		this.pendingRelease = release.done;
+		ElectionScheduler.Cancellable timer = this.runtime.scheduler()
+			.schedule(() -> drainRanOut(release), this.drainTimeoutNanos);
+		CompletableFuture.allOf(workStopped, callsEnded)
+			.whenComplete((ignored, failure) -> this.runtime.scheduler().execute(() -> drained(release, timer)));
+		return release;
+	}
+
+	private synchronized void drained(Release release, ElectionScheduler.Cancellable timer) {
+		timer.cancel();
+		if (release.settled) {
+			return;
+		}
+		release.settled = true;
+		Term held = this.term;
+		if (held == null || held.number() != release.termNumber) {
+			finish(release, StepDown.Release.NOT_WRITTEN, "leadership was lost before the leader work ended");
+		}
+		else if (!release.write) {
+			dropTerm();
+			finish(release, StepDown.Release.NOT_WRITTEN, "not released (release-on-shutdown is off): the Lease "
+					+ "expires a lease duration after its last renewal");
+		}
+		else {
+			writeRelease(release, true);
+		}
+	}
+
+	private synchronized void drainRanOut(Release release) {
+		if (release.settled) {
+			return;
+		}
+		release.settled = true;
+		List<String> calls = callsUnderWay();
+		String detail = calls.size() + " leader-only call(s) still running after the drain timeout of "
+				+ Duration.ofNanos(this.drainTimeoutNanos).toMillis() + " ms; the Lease expires a lease duration "
+				+ "after its last renewal";
+		logger.warn("{} does not release {} of election '{}': {}: {}", this.identity, this.store.describe(),
+				this.settings.name(), detail, calls);
+		Term held = this.term;
+		if (held != null && held.number() == release.termNumber) {
+			dropTerm();
+		}
+		finish(release, StepDown.Release.NOT_WRITTEN, detail);
+	}
+
+	/**
+	 * Writes the release as client-go does: no holder and a lease duration of one second, so
+	 * followers take over at once; renewals stop first, so that the two never race.
+	 */
+	private void writeRelease(Release release, boolean retryOnConflict) {
+		abandonAttempts();
+		long remaining = this.term.gateClosesAt(this.renewDeadlineNanos) - now();
 		if (remaining <= 0) {
-			done.complete(null);
+			dropTerm();
+			finish(release, StepDown.Release.NOT_WRITTEN, "the renew deadline passed before the release");
 			return;
 		}
 		LeaseRecord seen = this.lastSeen;
-		Instant wallNow = this.runtime.wallClock().instant();
-		LeaseRecord release = new LeaseRecord("", 1, wallNow, wallNow, seen.leaseTransitions(),
-				seen.resourceVersion());
-		call("update", () -> this.store.update(release, Duration.ofNanos(remaining)), remaining, -1,
+		Instant wallNow = wallNow();
+		LeaseRecord released = seen.rewrite("", 1, wallNow, wallNow, seen.leaseTransitions());
+		call("update", () -> this.store.update(released, Duration.ofNanos(remaining)), remaining, ALWAYS,
 				(stored, failure) -> {
 					if (failure == null) {
 						observe(stored, now());
+						dropTerm();
 						logger.info("{} released {} of election '{}'", this.identity, this.store.describe(),
 								this.settings.name());
-						done.complete(null);
+						finish(release, StepDown.Release.WRITTEN, null);
 					}
 					else if (failure instanceof LeaseConflictException && retryOnConflict) {
-						rereadBeforeRelease(released, done);
+						rereadBeforeRelease(release);
 					}
 					else {
 						failed(failure);
-						done.complete(null);
+						dropTerm();
+						finish(release, StepDown.Release.NOT_WRITTEN, "the release failed: " + failure.getMessage());
 					}
-				});
+				}, (ex) -> releaseFailed(release, ex));
 	}
 
-	/** A renewal still in flight may have moved the version: release on the current one if ours. */
-	private void rereadBeforeRelease(Leadership released, CompletableFuture<Void> done) {
-		long remaining = released.gateClosesAt(this.renewDeadlineNanos) - now();
-		call("get", () -> this.store.get(Duration.ofNanos(Math.max(remaining, 1))), Math.max(remaining, 1), -1,
-				(stored, failure) -> {
-					if (failure == null && stored != null && stored.isHeldBy(this.identity)) {
-						observe(stored, now());
-						writeRelease(released, false, done);
-					}
-					else {
-						done.complete(null);
-					}
-				});
+	/**
+	 * A renewal answered late may have moved the version: release the current one only if it
+	 * still holds the term being released, never a newer term.
+	 */
+	private void rereadBeforeRelease(Release release) {
+		long remaining = Math.max(1, this.term.gateClosesAt(this.renewDeadlineNanos) - now());
+		call("get", () -> this.store.get(Duration.ofNanos(remaining)), remaining, ALWAYS, (stored, failure) -> {
+			if (failure == null && stored != null && holdsTerm(stored, this.term)) {
+				observe(stored, now());
+				writeRelease(release, false);
+			}
+			else {
+				if (stored != null) {
+					observe(stored, now());
+				}
+				dropTerm();
+				finish(release, StepDown.Release.NOT_WRITTEN, "the Lease no longer holds the term being released");
+			}
+		}, (ex) -> releaseFailed(release, ex));
+	}
+
+	private void releaseFailed(Release release, RuntimeException ex) {
+		logger.error("Releasing {} of election '{}' failed", this.store.describe(), this.settings.name(), ex);
+		failed(ex);
+		dropTerm();
+		finish(release, StepDown.Release.NOT_WRITTEN, "the release failed: " + ex);
+	}
+
+	/** Whether the version is one this process wrote in the given term: same acquisition. */
+	private boolean holdsTerm(LeaseRecord version, Term held) {
+		LeaseRecord acquired = held.acquired();
+		return this.ownWrites.wrote(version) && LeaseRecord.sameInstant(version.acquireTime(), acquired.acquireTime())
+				&& Objects.equals(version.leaseTransitions(), acquired.leaseTransitions());
+	}
+
+	/** The release is over, written or not: campaign again (after staying out, on a step-down). */
+	private void finish(Release release, StepDown.Release outcome, String detail) {
+		release.outcome = outcome;
+		release.detail = detail;
+		if (release.cause == RevocationCause.STEPPED_DOWN) {
+			stayOut(this.leaseDurationNanos);
+		}
+		release.done.complete(null);
+		if (this.running && this.term == null && this.claim == null) {
+			scheduleAttempt(followerDelay());
+		}
+	}
+
+	/** No term is held any more: renewals stop. */
+	private void dropTerm() {
+		this.term = null;
+		abandonAttempts();
+	}
+
+	private List<String> callsUnderWay() {
+		try {
+			return this.work.callsUnderWay(this.settings.name());
+		}
+		catch (RuntimeException ex) {
+			return List.of("(the calls under way could not be listed: " + ex + ")");
+		}
+	}
+
+	private StepDown notLeader() {
+		return new StepDown(this.settings.name(), StepDown.Release.NOT_LEADER, List.of(), null);
+	}
+
+	// ---- one identity, one writer
+
+	/**
+	 * Another process writes the Lease under our identity: it is held by someone else, and two
+	 * writers under one identity could both believe they lead, so this one keeps out.
+	 */
+	private void conflictSeen(LeaseRecord version) {
+		if (this.identityConflict == null) {
+			logger.error("Another process writes {} of election '{}' as '{}', this replica's identity: two replicas "
+					+ "were given one identity (leader.election.identity). This replica keeps out of the election "
+					+ "while the other one writes.", this.store.describe(), this.settings.name(), this.identity);
+		}
+		this.identityConflict = "another process writes " + this.store.describe() + " as '" + this.identity
+				+ "' (renewTime " + version.renewTime() + "); this replica keeps out";
+	}
+
+	private void endConflict(String reason) {
+		if (this.identityConflict != null) {
+			logger.info("{} of election '{}': {}; '{}' campaigns again", this.store.describe(), this.settings.name(),
+					reason, this.identity);
+			this.identityConflict = null;
+		}
+	}
+
+	/**
+	 * Tells versions this process wrote from versions another process wrote under our identity:
+	 * the first of those may be an earlier process's, left behind; a second, newer one means a
+	 * live writer.
+	 */
+	private void noticeIdentity(LeaseRecord version) {
+		if (!version.isHeldBy(this.identity)) {
+			this.foreignVersionNamingUs = null;
+			endConflict("it no longer names '" + this.identity + "'");
+		}
+		else if (this.ownWrites.wrote(version)) {
+			this.foreignVersionNamingUs = null;
+		}
+		else {
+			LeaseRecord before = this.foreignVersionNamingUs;
+			if (before != null && !LeaseRecord.sameInstant(before.renewTime(), version.renewTime())) {
+				conflictSeen(version);
+			}
+			this.foreignVersionNamingUs = version;
+		}
 	}
 
 	// ---- helpers
 
 	/**
 	 * Sends a store call with a timeout measured on the engine's clock and continues on the
-	 * scheduler with its result, unless the election moved on meanwhile (sequence -1 always
-	 * continues).
+	 * scheduler with its result, unless the loop moved on meanwhile ({@link #ALWAYS} always
+	 * continues). A continuation that throws is logged and the loop retries.
 	 */
 	private <T> void call(String verb, Supplier<CompletableFuture<T>> request, long timeoutNanos, long sequence,
 			BiConsumer<T, Throwable> then) {
+		call(verb, request, timeoutNanos, sequence, then, (ex) -> {
+			failed(ex);
+			if (this.running || this.term != null) {
+				scheduleAttempt(this.retryPeriodNanos);
+			}
+		});
+	}
+
+	/** As above, with what to do when the continuation throws. */
+	private <T> void call(String verb, Supplier<CompletableFuture<T>> request, long timeoutNanos, long sequence,
+			BiConsumer<T, Throwable> then, Consumer<RuntimeException> recover) {
 		CompletableFuture<T> future;
 		try {
 			future = request.get();
@@ -574,31 +990,29 @@ final class Election {
 			if (settled.compareAndSet(false, true)) {
 				pending.cancel(true);
 				continueWith(sequence, () -> then.accept(null, LeaseStoreException.noAnswer(verb, this.store.describe(),
-						Duration.ofNanos(timeoutNanos), null)));
+						Duration.ofNanos(timeoutNanos), null)), recover);
 			}
 		}, timeoutNanos);
 		future.whenComplete((value, failure) -> {
 			if (settled.compareAndSet(false, true)) {
 				timer.cancel();
 				Throwable cause = unwrap(verb, failure);
-				this.runtime.scheduler().execute(() -> continueWith(sequence, () -> then.accept(value, cause)));
+				this.runtime.scheduler().execute(() -> continueWith(sequence, () -> then.accept(value, cause), recover));
 			}
 		});
 	}
 
-	private synchronized void continueWith(long sequence, Runnable step) {
-		if (sequence != -1 && (!this.running || sequence != this.attemptSequence)) {
+	private synchronized void continueWith(long sequence, Runnable step,
+			Consumer<RuntimeException> recover) {
+		if (sequence != ALWAYS && (sequence != this.attemptSequence || (!this.running && this.term == null))) {
 			return;
 		}
 		try {
 			step.run();
 		}
 		catch (RuntimeException ex) {
-			logger.error("Election '{}' step failed; retrying", this.settings.name(), ex);
-			failed(ex);
-			if (this.running && sequence != -1) {
-				scheduleAttempt(this.retryPeriodNanos);
-			}
+			logger.error("Election '{}' step failed", this.settings.name(), ex);
+			recover.accept(ex);
 		}
 	}
 
@@ -619,6 +1033,12 @@ final class Election {
 		this.nextAttempt = this.runtime.scheduler().schedule(() -> attempt(sequence), Math.max(0, delayNanos));
 	}
 
+	/** Nothing scheduled runs, and the answers of calls on their way are dropped. */
+	private void abandonAttempts() {
+		cancelNextAttempt();
+		this.attemptSequence++;
+	}
+
 	private void cancelNextAttempt() {
 		if (this.nextAttempt != null) {
 			this.nextAttempt.cancel();
@@ -626,19 +1046,40 @@ final class Election {
 		}
 	}
 
+	/** Takes note of a version read or written, unless a newer one was seen already. */
 	private void observe(LeaseRecord record, long at) {
+		if (record.isOlderThan(this.lastSeen)) {
+			return;
+		}
+		noticeIdentity(record);
 		if (!record.sameVersionAs(this.lastSeen)) {
 			this.lastSeen = record;
 			this.observedAtNanos = at;
 		}
+		this.absentSinceNanos = NEVER;
+		this.lastLeaseDurationSeenNanos = leaseDurationNanos(record);
 		this.highestTransitionsSeen = Math.max(this.highestTransitionsSeen, record.transitions());
+	}
+
+	/** Takes note that the Lease is missing, however that was learned. */
+	private void observeAbsent(long at) {
+		if (this.absentSinceNanos == NEVER) {
+			this.absentSinceNanos = at;
+		}
+		this.lastSeen = null;
+		this.foreignVersionNamingUs = null;
+		endConflict("it was deleted");
 	}
 
 	/** The holder's own lease duration; ours when the record's is missing or not positive. */
 	private long leaseDurationNanos(LeaseRecord record) {
 		Integer seconds = record.leaseDurationSeconds();
-		return (seconds != null && seconds > 0) ? Duration.ofSeconds(seconds).toNanos()
-				: this.settings.leaseDuration().toNanos();
+		return (seconds != null && seconds > 0) ? Duration.ofSeconds(seconds).toNanos() : this.leaseDurationNanos;
+	}
+
+	private void stayOut(long forNanos) {
+		this.stayingOut = true;
+		this.stayOutUntilNanos = now() + forNanos;
 	}
 
 	private boolean stayingOut(long now) {
@@ -670,23 +1111,123 @@ final class Election {
 		}
 	}
 
+	private Instant wallNow() {
+		return this.runtime.wallClock().instant();
+	}
+
 	private long now() {
 		return this.runtime.monotonicClock().nanoTime();
 	}
 
-	/** Leadership held since a grant, with the send time of the last successful write. */
-	private record Leadership(long fencingToken, long lastRenewStartNanos) {
+	/**
+	 * A term of leadership: what the acquiring write made of the Lease, and when the last
+	 * successful write was sent. Its gate is open until that moment plus the renew deadline,
+	 * unless it was closed to finish the term.
+	 */
+	private record Term(long number, long fencingToken, String fencingTokenSource, LeaseRecord acquired,
+			String preferredHolderAtGrant, long lastRenewStartNanos, boolean gateOpen) {
 
 		long gateClosesAt(long renewDeadlineNanos) {
 			return this.lastRenewStartNanos + renewDeadlineNanos;
 		}
 
 		boolean gateOpenAt(long now, long renewDeadlineNanos) {
-			return now - gateClosesAt(renewDeadlineNanos) < 0;
+			return this.gateOpen && now - gateClosesAt(renewDeadlineNanos) < 0;
 		}
 
-		Leadership renewedAt(long sentAt) {
-			return new Leadership(this.fencingToken, sentAt);
+		Term renewedAt(long sentAt) {
+			return new Term(this.number, this.fencingToken, this.fencingTokenSource, this.acquired,
+					this.preferredHolderAtGrant, sentAt, this.gateOpen);
+		}
+
+		Term closed() {
+			return new Term(this.number, this.fencingToken, this.fencingTokenSource, this.acquired,
+					this.preferredHolderAtGrant, this.lastRenewStartNanos, false);
+		}
+
+	}
+
+	/** A claim on its way, and what to do with it if it succeeds after a stop or a step-down. */
+	private final class Claim {
+
+		private Release giveBack;
+
+		Release giveBack(RevocationCause cause, boolean write) {
+			if (this.giveBack == null) {
+				this.giveBack = new Release(cause, write);
+				this.giveBack.detail = "a claim was on its way: it is released if it succeeded";
+				Election.this.lastRelease = this.giveBack;
+				Election.this.pendingRelease = this.giveBack.done;
+			}
+			else if (write) {
+				this.giveBack.write = true;
+			}
+			return this.giveBack;
+		}
+
+	}
+
+	/** A release of our own accord: the term being finished and how far its release got. */
+	private final class Release {
+
+		private final RevocationCause cause;
+
+		private boolean write;
+
+		private long termNumber;
+
+		/** Whether the drain ended, or ran out; guarded by the election. */
+		private boolean settled;
+
+		private volatile StepDown.Release outcome = StepDown.Release.WAITING_FOR_CALLS;
+
+		private volatile String detail;
+
+		private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+		Release(RevocationCause cause, boolean write) {
+			this.cause = cause;
+			this.write = write;
+		}
+
+		StepDown describe() {
+			StepDown.Release now = this.outcome;
+			boolean unreleased = now == StepDown.Release.WAITING_FOR_CALLS || now == StepDown.Release.NOT_WRITTEN;
+			List<String> calls = unreleased ? callsUnderWay() : List.of();
+			return new StepDown(Election.this.settings.name(), now, calls, this.detail);
+		}
+
+	}
+
+	/**
+	 * The renewTimes this process sent naming itself: a version naming our identity is ours
+	 * only if it carries one of them, whether or not its write was answered. Two processes would
+	 * have to write the same microsecond for one to take the other's version for its own.
+	 */
+	private final class OwnWrites {
+
+		/** More than the writes one term can leave unanswered before its gate closes. */
+		private static final int REMEMBERED = 64;
+
+		private final Deque<Instant> renewTimes = new ArrayDeque<>();
+
+		void sent(LeaseRecord record) {
+			if (this.renewTimes.size() == REMEMBERED) {
+				this.renewTimes.removeFirst();
+			}
+			this.renewTimes.addLast(record.renewTime());
+		}
+
+		boolean wrote(LeaseRecord version) {
+			if (!version.isHeldBy(Election.this.identity)) {
+				return false;
+			}
+			for (Instant sent : this.renewTimes) {
+				if (LeaseRecord.sameInstant(sent, version.renewTime())) {
+					return true;
+				}
+			}
+			return false;
 		}
 
 	}

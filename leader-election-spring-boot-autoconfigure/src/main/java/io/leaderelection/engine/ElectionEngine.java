@@ -1,22 +1,30 @@
 package io.leaderelection.engine;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.StepDown;
 import io.leaderelection.UnknownElectionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs every election of one application instance on a shared scheduler. Listener calls go to
- * the runtime's callback executor, so user code never runs on, or delays, the renewing thread.
+ * Runs every election of one application instance on a shared scheduler. Each election has two
+ * lanes on the runtime's callback executor: one starts and stops its gated work, the other calls
+ * the listeners. User code never runs on, or delays, the renewing thread, and a listener that
+ * blocks holds up neither the gated work nor other elections.
  */
 public final class ElectionEngine implements LeaderElector {
 
@@ -24,30 +32,52 @@ public final class ElectionEngine implements LeaderElector {
 
 	private final String identity;
 
+	private final LeaderWork work;
+
 	private final Map<String, Election> elections = new LinkedHashMap<>();
 
+	/** An engine whose elections gate no work of their own. */
 	public ElectionEngine(String identity, Collection<ElectionSettings> elections, LeaseStoreFactory stores,
 			ElectionRuntime runtime, List<ElectionListener> listeners) {
+		this(identity, elections, stores, runtime, listeners, LeaderWork.NONE, Duration.ZERO);
+	}
+
+	/**
+	 * @param work the leader work the elections start, stop and drain
+	 * @param drainTimeout how long a release of our own accord (step-down, shutdown) waits for
+	 * the leader work to end before it leaves the Lease to expire instead
+	 */
+	public ElectionEngine(String identity, Collection<ElectionSettings> elections, LeaseStoreFactory stores,
+			ElectionRuntime runtime, List<ElectionListener> listeners, LeaderWork work, Duration drainTimeout) {
 		this.identity = identity;
-		ElectionListener dispatching = new DispatchingListener(List.copyOf(listeners), runtime);
+		this.work = work;
+		List<ElectionListener> all = List.copyOf(listeners);
 		for (ElectionSettings settings : elections) {
-			Election election = new Election(settings, identity, stores.create(settings), runtime, dispatching);
-			if (this.elections.putIfAbsent(settings.name(), election) != null) {
-				throw new IllegalArgumentException("Election '" + settings.name() + "' is configured twice");
+			String name = settings.name();
+			Executor workLane = new SerialExecutor(runtime.callbackExecutor(), "the work lane of election '" + name + "'");
+			Executor eventLane = new SerialExecutor(runtime.callbackExecutor(),
+					"the listener lane of election '" + name + "'");
+			Election election = new Election(settings, identity, stores.create(settings), runtime,
+					new DispatchingListener(all, eventLane), work, workLane, drainTimeout);
+			if (this.elections.putIfAbsent(name, election) != null) {
+				throw new IllegalArgumentException("Election '" + name + "' is configured twice");
 			}
 		}
 	}
 
-	/** Starts campaigning in every election. */
+	/** Accepts leader work and starts campaigning in every election. */
 	public void start() {
+		this.work.acceptCalls();
 		this.elections.values().forEach(Election::start);
 	}
 
 	/**
-	 * Stops campaigning in every election. With {@code release}, each held Lease is released
-	 * (its gate closed first); the future completes when every release was answered or timed out.
+	 * Refuses new leader work and stops campaigning in every election: each gate closes, the
+	 * leader work drains and then, with {@code release}, each held Lease is released; the future
+	 * completes when every release was answered, failed or given up.
 	 */
 	public CompletableFuture<Void> stop(boolean release) {
+		this.work.refuseCalls();
 		List<CompletableFuture<Void>> releases = new ArrayList<>();
 		for (Election election : this.elections.values()) {
 			releases.add(election.stop(release));
@@ -92,6 +122,25 @@ public final class ElectionEngine implements LeaderElector {
 		election(election).stepDown();
 	}
 
+	@Override
+	public StepDown stepDown(String name, Duration wait) {
+		Election election = election(name);
+		StepDown started = election.stepDown();
+		if (started.release() != StepDown.Release.WAITING_FOR_CALLS) {
+			return started;
+		}
+		try {
+			election.pendingRelease().get(wait.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// still waiting: tell how far it got
+		}
+		return election.lastStepDown();
+	}
+
 	private Election election(String name) {
 		Election election = this.elections.get(name);
 		if (election == null) {
@@ -101,11 +150,10 @@ public final class ElectionEngine implements LeaderElector {
 	}
 
 	/**
-	 * Hands listener calls to the callback executor, in order; a failing listener neither stops
-	 * the engine nor the listeners after it.
+	 * Hands listener calls to the election's listener lane, in order; a failing listener neither
+	 * stops the engine nor the listeners after it.
 	 */
-	private record DispatchingListener(List<ElectionListener> listeners,
-			ElectionRuntime runtime) implements ElectionListener {
+	private record DispatchingListener(List<ElectionListener> listeners, Executor lane) implements ElectionListener {
 
 		@Override
 		public void granted(String election, long fencingToken, long gateOpenedAt) {
@@ -123,7 +171,7 @@ public final class ElectionEngine implements LeaderElector {
 		}
 
 		private void dispatch(Consumer<ElectionListener> call) {
-			this.runtime.callbackExecutor().execute(() -> {
+			this.lane.execute(() -> {
 				for (ElectionListener listener : this.listeners) {
 					try {
 						call.accept(listener);

@@ -2,6 +2,8 @@ package io.leaderelection.engine;
 
 import java.time.Duration;
 
+import io.leaderelection.StepDown;
+
 /**
  * How well one election is running, for health checks.
  *
@@ -16,9 +18,16 @@ import java.time.Duration;
  * {@code null} before the first one
  * @param leaseDuration the election's lease duration
  * @param retryPeriod the election's retry period
+ * @param identityConflict {@code null}, or what shows that another process writes the Lease under
+ * this instance's identity, which keeps it out of the election
+ * @param gatedWorkFailure {@code null}, or why gated work failed to start at the last grant; it
+ * is started again at the next grant
+ * @param lastRelease what became of the last release of this instance's own accord (step-down,
+ * shutdown, preferred holder); {@code null} before the first
  */
 public record ElectionHealth(String election, Duration pastDeadlineFor, Duration failingFor,
-		String lastError, Duration sinceLastAttempt, Duration leaseDuration, Duration retryPeriod) {
+		String lastError, Duration sinceLastAttempt, Duration leaseDuration, Duration retryPeriod,
+		String identityConflict, String gatedWorkFailure, StepDown lastRelease) {
 
 	/**
 	 * Whether the loop has not begun an attempt for longer than any schedule allows: a follower

@@ -1,21 +1,47 @@
 package io.leaderelection.engine;
 
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
- * The election fields of a Lease as client-go reads and writes them, plus the resourceVersion
- * that makes every write a compare-and-swap.
+ * The election fields of one stored version of a Lease as client-go reads and writes them, the
+ * resourceVersion that makes every write a compare-and-swap, and the store's own copy of that
+ * version, so that a write based on it changes the election fields and nothing else.
  *
  * @param holderIdentity spec.holderIdentity; {@code null} or empty when nobody holds the Lease
  * @param leaseDurationSeconds spec.leaseDurationSeconds as written by the holder
  * @param acquireTime spec.acquireTime
  * @param renewTime spec.renewTime
  * @param leaseTransitions spec.leaseTransitions
+ * @param preferredHolder spec.preferredHolder (KEP-4355), read only: {@code null} when unset
  * @param resourceVersion metadata.resourceVersion; {@code null} for a record not yet stored
+ * @param stored the store's copy of this version (for the Kubernetes store, the whole Lease),
+ * {@code null} for a record not read from a store
  */
 public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, Instant acquireTime,
-		Instant renewTime, Integer leaseTransitions, String resourceVersion) {
+		Instant renewTime, Integer leaseTransitions, String preferredHolder, String resourceVersion, Object stored) {
+
+	/** Kubernetes 1.35 (KEP-5504) made resourceVersions decimal integers; etcd always issued them. */
+	private static final Pattern INTEGER = Pattern.compile("[0-9]{1,18}");
+
+	/** A record with the election fields only, as a candidate writes it to create a Lease. */
+	public static LeaseRecord of(String holderIdentity, Integer leaseDurationSeconds, Instant acquireTime,
+			Instant renewTime, Integer leaseTransitions) {
+		return new LeaseRecord(holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions, null,
+				null, null);
+	}
+
+	/**
+	 * The write of new election fields on top of this version: same resourceVersion, same
+	 * stored copy, so that everything else, preferredHolder included, is written as it was read.
+	 */
+	public LeaseRecord rewrite(String holderIdentity, Integer leaseDurationSeconds, Instant acquireTime,
+			Instant renewTime, Integer leaseTransitions) {
+		return new LeaseRecord(holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions,
+				this.preferredHolder, this.resourceVersion, this.stored);
+	}
 
 	/** Whether some candidate holds the Lease. */
 	public boolean hasHolder() {
@@ -27,9 +53,31 @@ public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, I
 		return identity.equals(this.holderIdentity);
 	}
 
+	/** Whether spec.preferredHolder names a candidate other than the given one. */
+	public boolean prefersOtherThan(String identity) {
+		return this.preferredHolder != null && !this.preferredHolder.isEmpty()
+				&& !this.preferredHolder.equals(identity);
+	}
+
 	/** leaseTransitions, reading a missing value as 0. */
 	public int transitions() {
 		return (this.leaseTransitions != null) ? this.leaseTransitions : 0;
+	}
+
+	/** The resourceVersion as an integer, or {@code null} where it is not one. */
+	public Long resourceVersionNumber() {
+		return (this.resourceVersion != null && INTEGER.matcher(this.resourceVersion).matches())
+				? Long.valueOf(this.resourceVersion) : null;
+	}
+
+	/**
+	 * Whether this record is known to be an older version than the other: both resourceVersions
+	 * are integers and this one is lower. Versions that cannot be compared are never older.
+	 */
+	public boolean isOlderThan(LeaseRecord other) {
+		Long mine = resourceVersionNumber();
+		Long theirs = (other != null) ? other.resourceVersionNumber() : null;
+		return mine != null && theirs != null && mine < theirs;
 	}
 
 	/**
@@ -38,11 +86,32 @@ public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, I
 	 */
 	public boolean sameVersionAs(LeaseRecord other) {
 		return other != null && Objects.equals(this.resourceVersion, other.resourceVersion)
-				&& Objects.equals(this.holderIdentity, other.holderIdentity)
-				&& Objects.equals(this.renewTime, other.renewTime)
-				&& Objects.equals(this.acquireTime, other.acquireTime)
+				&& sameElectionFieldsAs(other);
+	}
+
+	/** Whether the election fields are those of the other record, whatever else changed. */
+	public boolean sameElectionFieldsAs(LeaseRecord other) {
+		return other != null && Objects.equals(this.holderIdentity, other.holderIdentity)
+				&& sameInstant(this.renewTime, other.renewTime) && sameInstant(this.acquireTime, other.acquireTime)
 				&& Objects.equals(this.leaseTransitions, other.leaseTransitions)
 				&& Objects.equals(this.leaseDurationSeconds, other.leaseDurationSeconds);
+	}
+
+	/**
+	 * Two times the same as a Lease stores them: to the microsecond, as client-go's MicroTime
+	 * writes them, so that a time read back equals the time sent.
+	 */
+	static boolean sameInstant(Instant one, Instant other) {
+		return (one == null) ? other == null
+				: other != null && one.truncatedTo(ChronoUnit.MICROS).equals(other.truncatedTo(ChronoUnit.MICROS));
+	}
+
+	@Override
+	public String toString() {
+		return "LeaseRecord[holderIdentity=" + this.holderIdentity + ", leaseDurationSeconds="
+				+ this.leaseDurationSeconds + ", acquireTime=" + this.acquireTime + ", renewTime=" + this.renewTime
+				+ ", leaseTransitions=" + this.leaseTransitions + ", preferredHolder=" + this.preferredHolder
+				+ ", resourceVersion=" + this.resourceVersion + "]";
 	}
 
 }

@@ -24,8 +24,9 @@ public interface LeaseStore {
 	CompletableFuture<LeaseRecord> create(LeaseRecord record, Duration timeout);
 
 	/**
-	 * Replaces the election fields of the Lease at the record's resourceVersion, keeping every
-	 * other field of the stored object.
+	 * Writes the record's election fields over the version it was made from
+	 * ({@link LeaseRecord#rewrite}), at that version's resourceVersion: every other field is
+	 * written as that version had it, so a write never reverts what someone else wrote since.
 	 * <p>
 	 * Fails with {@link LeaseConflictException} when someone else wrote the Lease since that
 	 * version, with {@link LeaseNotFoundException} when it was deleted.
@@ -34,7 +35,8 @@ public interface LeaseStore {
 
 	/**
 	 * Follows the Lease from the given resourceVersion on ({@code null}: from now), telling the
-	 * listener of every change until the watch is closed or ends. Followers use it to learn of
+	 * listener when the server has accepted the watch and then of every change, until the watch
+	 * is closed or ends. Followers use it to learn of
 	 * a release or a deletion within a round trip and to send no request while the leader
 	 * renews. A store that cannot watch returns {@code null}, and followers poll.
 	 */

@@ -12,19 +12,32 @@ public class LeaseStoreException extends RuntimeException {
 
 	private final int statusCode;
 
+	private final boolean noAnswer;
+
 	public LeaseStoreException(String verb, String lease, int statusCode, String detail, Throwable cause) {
-		super(verb + " " + lease + ": " + detail, cause);
-		this.verb = verb;
-		this.statusCode = statusCode;
+		this(verb, lease, statusCode, detail, cause, false);
 	}
 
 	public LeaseStoreException(String verb, String lease, int statusCode, String detail) {
-		this(verb, lease, statusCode, detail, null);
+		this(verb, lease, statusCode, detail, null, false);
+	}
+
+	private LeaseStoreException(String verb, String lease, int statusCode, String detail, Throwable cause,
+			boolean noAnswer) {
+		super(verb + " " + lease + ": " + detail, cause);
+		this.verb = verb;
+		this.statusCode = statusCode;
+		this.noAnswer = noAnswer;
 	}
 
 	/** A request that got no answer within its timeout, whichever side gave up waiting. */
 	public static LeaseStoreException noAnswer(String verb, String lease, Duration timeout, Throwable cause) {
-		return new LeaseStoreException(verb, lease, 0, "no answer within " + timeout.toMillis() + " ms", cause);
+		return new LeaseStoreException(verb, lease, 0, "no answer within " + timeout.toMillis() + " ms", cause, true);
+	}
+
+	/** Whether the request got no answer within its timeout (rather than a failing one). */
+	public boolean isNoAnswer() {
+		return this.noAnswer;
 	}
 
 	/** The API verb that failed: {@code get}, {@code create} or {@code update}. */

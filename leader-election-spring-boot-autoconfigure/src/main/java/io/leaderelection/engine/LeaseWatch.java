@@ -13,6 +13,12 @@ public interface LeaseWatch {
 	 */
 	interface Listener {
 
+		/**
+		 * The server has accepted the watch: from now on every change is told. Until then the
+		 * watch may miss changes, so a follower keeps polling.
+		 */
+		void opened();
+
 		/** The Lease changed to this record; {@code null} when it was deleted. */
 		void changed(LeaseRecord record);
 

@@ -12,6 +12,15 @@ public enum RevocationCause {
 	/** The Lease was deleted while this instance held it. */
 	LEASE_DELETED(true),
 
+	/**
+	 * Another process wrote the Lease under this instance's identity: two replicas were given
+	 * one identity, and this one keeps out.
+	 */
+	IDENTITY_CONFLICT(true),
+
+	/** The Lease's spec.preferredHolder names another candidate, so this term was finished. */
+	PREFERRED_HOLDER(false),
+
 	/** Leadership was given up on request ({@code stepDown} or the Context's {@code yield()}). */
 	STEPPED_DOWN(false),
 

@@ -42,8 +42,9 @@ import io.leaderelection.engine.LeaseWatch;
  * {@link KubernetesLeaseStores}. The Lease looks exactly like the
  * ones client-go writes, so mixed fleets and {@code kubectl get lease} work.
  * <p>
- * Updates start from the last object read or written, so labels, annotations, owner
- * references and spec fields this library does not own are kept.
+ * An update writes the very object it was based on, read from the server, with only the
+ * election fields changed, so labels, annotations, owner references, finalizers and spec
+ * fields this library does not own (preferredHolder, strategy) are written as they were read.
  */
 public final class KubernetesLeaseStore implements LeaseStore {
 
@@ -66,8 +67,6 @@ public final class KubernetesLeaseStore implements LeaseStore {
 	private final String objectUri;
 
 	private final String description;
-
-	private volatile Lease lastStored;
 
 	KubernetesLeaseStore(KubernetesClient client, HttpClient httpClient, Executor watchOpener, String namespace,
 			String name) {
@@ -102,26 +101,22 @@ public final class KubernetesLeaseStore implements LeaseStore {
 
 	@Override
 	public CompletableFuture<LeaseRecord> create(LeaseRecord record, Duration timeout) {
-		Lease lease = new Lease();
-		lease.setMetadata(new ObjectMeta());
-		lease.getMetadata().setName(this.name);
-		lease.getMetadata().setNamespace(this.namespace);
-		lease.setSpec(new LeaseSpec());
+		Lease lease = newLease();
 		HttpRequest request = request(this.collectionUri, timeout).post(JSON, json(lease, record)).build();
 		return send("create", request, timeout).thenApply((response) -> stored("create", response));
 	}
 
 	@Override
 	public CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout) {
-		Lease lease = this.serialization.clone(template());
+		Lease lease = (record.stored() instanceof Lease read) ? this.serialization.clone(read) : newLease();
 		lease.getMetadata().setResourceVersion(record.resourceVersion());
 		HttpRequest request = request(this.objectUri, timeout).put(JSON, json(lease, record)).build();
 		return send("update", request, timeout).thenApply((response) -> stored("update", response));
 	}
 
 	/**
-	 * Opens the watch on the watch opener and returns at once; a watch the server refuses ends
-	 * with the refusal.
+	 * Opens the watch on the watch opener and returns at once; the listener is told when the
+	 * server has accepted it, and a watch the server refuses ends with the refusal.
 	 */
 	@Override
 	public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
@@ -136,7 +131,6 @@ public final class KubernetesLeaseStore implements LeaseStore {
 						listener.changed(null);
 					}
 					else if (action == Action.ADDED || action == Action.MODIFIED) {
-						KubernetesLeaseStore.this.lastStored = lease;
 						listener.changed(record(lease));
 					}
 				}
@@ -149,11 +143,7 @@ public final class KubernetesLeaseStore implements LeaseStore {
 		return watch;
 	}
 
-	private Lease template() {
-		Lease last = this.lastStored;
-		if (last != null) {
-			return last;
-		}
+	private Lease newLease() {
 		Lease lease = new Lease();
 		lease.setMetadata(new ObjectMeta());
 		lease.getMetadata().setName(this.name);
@@ -207,9 +197,7 @@ public final class KubernetesLeaseStore implements LeaseStore {
 	private LeaseRecord stored(String verb, HttpResponse<String> response) {
 		int code = response.code();
 		if (code == 200 || code == 201) {
-			Lease lease = parse(verb, response.body());
-			this.lastStored = lease;
-			return record(lease);
+			return record(parse(verb, response.body()));
 		}
 		String detail = code + " " + reason(response);
 		if (code == 409) {
@@ -294,6 +282,7 @@ public final class KubernetesLeaseStore implements LeaseStore {
 			}
 			Watch watch;
 			try {
+				// fabric8 returns once the server has accepted the watch
 				watch = opener.get();
 			}
 			catch (RuntimeException ex) {
@@ -303,6 +292,7 @@ public final class KubernetesLeaseStore implements LeaseStore {
 			synchronized (this) {
 				if (!this.closed) {
 					this.opened = watch;
+					listener.opened();
 					return;
 				}
 			}
@@ -322,7 +312,8 @@ public final class KubernetesLeaseStore implements LeaseStore {
 	static LeaseRecord record(Lease lease) {
 		LeaseSpec spec = (lease.getSpec() != null) ? lease.getSpec() : new LeaseSpec();
 		return new LeaseRecord(spec.getHolderIdentity(), spec.getLeaseDurationSeconds(), instant(spec.getAcquireTime()),
-				instant(spec.getRenewTime()), spec.getLeaseTransitions(), lease.getMetadata().getResourceVersion());
+				instant(spec.getRenewTime()), spec.getLeaseTransitions(), spec.getPreferredHolder(),
+				lease.getMetadata().getResourceVersion(), lease);
 	}
 
 	/** client-go's MicroTime: UTC, six fractional digits. */

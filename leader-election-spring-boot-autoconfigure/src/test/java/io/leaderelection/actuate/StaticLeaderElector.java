@@ -25,9 +25,9 @@ public final class StaticLeaderElector implements LeaderElector {
 
 	public StaticLeaderElector() {
 		this.statuses.put("default", new LeaderStatus("default", "team-a", "orders-leader", true, "me", ACQUIRED,
-				ACQUIRED.plusSeconds(30), 3, 3L, null));
+				ACQUIRED.plusSeconds(30), 3, 3L, LeaderStatus.LEASE_TRANSITIONS, null));
 		this.statuses.put("billing", new LeaderStatus("billing", "team-a", "orders-billing-leader", false, "other",
-				ACQUIRED, ACQUIRED.plusSeconds(30), 7, null, null));
+				ACQUIRED, ACQUIRED.plusSeconds(30), 7, null, null, null));
 	}
 
 	@Override

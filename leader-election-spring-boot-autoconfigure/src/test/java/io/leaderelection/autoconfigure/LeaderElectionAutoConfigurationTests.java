@@ -586,7 +586,7 @@ class LeaderElectionAutoConfigurationTests {
 
 		@Override
 		public LeaderStatus status(String election) {
-			return new LeaderStatus(election, "default", "stub-leader", false, null, null, null, null, null, null);
+			return new LeaderStatus(election, "default", "stub-leader", false, null, null, null, null, null, null, null);
 		}
 
 		@Override

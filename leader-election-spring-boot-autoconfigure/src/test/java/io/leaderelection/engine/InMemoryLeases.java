@@ -23,8 +23,24 @@ final class InMemoryLeases {
 
 	private final List<Watcher> watchers = new ArrayList<>();
 
+	/** Whether resourceVersions are opaque strings rather than integers. */
+	private boolean opaqueVersions;
+
+	/** Runs once, just before the next write is served, as another client's write in between. */
+	private Runnable beforeNextWrite;
+
 	synchronized LeaseRecord stored() {
 		return this.stored;
+	}
+
+	/** From now on resourceVersions are not integers, as an API server may issue them. */
+	synchronized void useOpaqueVersions() {
+		this.opaqueVersions = true;
+	}
+
+	/** Another client's write, made just before the next write of any replica is served. */
+	synchronized void beforeNextWrite(Runnable write) {
+		this.beforeNextWrite = write;
 	}
 
 	/** Requests served so far, as "replica verb". */
@@ -49,6 +65,13 @@ final class InMemoryLeases {
 		notifyWatchers();
 	}
 
+	/** Tells every watching replica of the given version, as a watch that lags behind would. */
+	synchronized void replayToWatchers(LeaseRecord version) {
+		for (Watcher watcher : List.copyOf(this.watchers)) {
+			watcher.listener.changed(version);
+		}
+	}
+
 	private void notifyWatchers() {
 		for (Watcher watcher : List.copyOf(this.watchers)) {
 			if (watcher.connection.fault == Fault.NONE) {
@@ -63,6 +86,11 @@ final class InMemoryLeases {
 
 	private synchronized LeaseRecord serve(String replica, String verb, LeaseRecord record) {
 		this.requests.add(replica + " " + verb);
+		if (!"get".equals(verb) && this.beforeNextWrite != null) {
+			Runnable write = this.beforeNextWrite;
+			this.beforeNextWrite = null;
+			write.run();
+		}
 		switch (verb) {
 			case "get":
 				return this.stored;
@@ -86,9 +114,11 @@ final class InMemoryLeases {
 		}
 	}
 
+	/** The record as stored: a new resourceVersion, from one counter that deletion does not reset. */
 	private LeaseRecord withVersion(LeaseRecord record) {
+		String version = (this.opaqueVersions ? "v" : "") + (++this.version);
 		return new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(), record.acquireTime(),
-				record.renewTime(), record.leaseTransitions(), String.valueOf(++this.version));
+				record.renewTime(), record.leaseTransitions(), record.preferredHolder(), version, null);
 	}
 
 	/** A replica's view of the Lease, where faults are injected. */
@@ -102,7 +132,16 @@ final class InMemoryLeases {
 
 		private volatile boolean watchRefused;
 
+		/** Watches opened but not yet confirmed, while confirmations are held back. */
+		private List<LeaseWatch.Listener> unconfirmed;
+
 		private final List<CompletableFuture<?>> hanging = new ArrayList<>();
+
+		/** Answers of requests served, held back while {@link #holdAnswers()} is in effect. */
+		private List<Runnable> heldAnswers;
+
+		/** How many of the next requests are served without an answer ever coming. */
+		private int answersToDrop;
 
 		Connection(String replica) {
 			this.replica = replica;
@@ -127,6 +166,29 @@ final class InMemoryLeases {
 			this.fault = Fault.NONE;
 		}
 
+		/**
+		 * From now on requests are served at once but their answers held back, as on a slow
+		 * link, until {@link #deliverAnswers()}.
+		 */
+		synchronized void holdAnswers() {
+			this.heldAnswers = new ArrayList<>();
+		}
+
+		/** Delivers the answers held back, in order, and no longer holds any. */
+		void deliverAnswers() {
+			List<Runnable> answers;
+			synchronized (this) {
+				answers = this.heldAnswers;
+				this.heldAnswers = null;
+			}
+			answers.forEach(Runnable::run);
+		}
+
+		/** The next request is served, but its answer never comes: a reply lost on its way back. */
+		synchronized void dropNextAnswer() {
+			this.answersToDrop++;
+		}
+
 		/** From now on opening a watch throws, as fabric8 does when the server refuses it. */
 		void refuseWatches() {
 			this.watchRefused = true;
@@ -135,6 +197,29 @@ final class InMemoryLeases {
 		/** Whether this replica may watch; when not, its followers poll. */
 		void allowWatching(boolean allowed) {
 			this.watchable = allowed;
+		}
+
+		/**
+		 * From now on the server takes its time to accept this replica's watches: they get no
+		 * events and are not confirmed until {@link #confirmWatches()}.
+		 */
+		void holdWatchConfirmations() {
+			synchronized (InMemoryLeases.this) {
+				this.unconfirmed = new ArrayList<>();
+			}
+		}
+
+		/** Accepts the watches held back; they are told of changes from now on. */
+		void confirmWatches() {
+			List<LeaseWatch.Listener> confirmed;
+			synchronized (InMemoryLeases.this) {
+				confirmed = this.unconfirmed;
+				this.unconfirmed = null;
+				for (LeaseWatch.Listener listener : confirmed) {
+					InMemoryLeases.this.watchers.add(new Watcher(this, listener));
+				}
+			}
+			confirmed.forEach(LeaseWatch.Listener::opened);
 		}
 
 		/** Ends this replica's watches as a server closing them would. */
@@ -166,8 +251,20 @@ final class InMemoryLeases {
 			}
 			synchronized (InMemoryLeases.this) {
 				InMemoryLeases.this.requests.add(this.replica + " watch");
+				if (this.unconfirmed != null) {
+					this.unconfirmed.add(listener);
+					return () -> {
+						synchronized (InMemoryLeases.this) {
+							if (this.unconfirmed != null) {
+								this.unconfirmed.remove(listener);
+							}
+							InMemoryLeases.this.watchers.removeIf((watcher) -> watcher.listener == listener);
+						}
+					};
+				}
 				Watcher watcher = new Watcher(this, listener);
 				InMemoryLeases.this.watchers.add(watcher);
+				listener.opened();
 				return () -> {
 					synchronized (InMemoryLeases.this) {
 						InMemoryLeases.this.watchers.remove(watcher);
@@ -222,12 +319,28 @@ final class InMemoryLeases {
 		}
 
 		private CompletableFuture<LeaseRecord> serveOrFail(String verb, LeaseRecord record) {
+			CompletableFuture<LeaseRecord> answer = new CompletableFuture<>();
+			Runnable deliver;
 			try {
-				return CompletableFuture.completedFuture(serve(this.replica, verb, record));
+				LeaseRecord served = serve(this.replica, verb, record);
+				deliver = () -> answer.complete(served);
 			}
 			catch (LeaseStoreException ex) {
-				return CompletableFuture.failedFuture(ex);
+				deliver = () -> answer.completeExceptionally(ex);
 			}
+			synchronized (this) {
+				if (this.answersToDrop > 0) {
+					this.answersToDrop--;
+					this.hanging.add(answer);
+					return answer;
+				}
+				if (this.heldAnswers != null) {
+					this.heldAnswers.add(deliver);
+					return answer;
+				}
+			}
+			deliver.run();
+			return answer;
 		}
 
 	}

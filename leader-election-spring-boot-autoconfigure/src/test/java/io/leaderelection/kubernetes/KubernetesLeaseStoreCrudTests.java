@@ -94,8 +94,8 @@ class KubernetesLeaseStoreCrudTests {
 	@Test
 	void createThenGetReturnsTheRecord() throws Exception {
 		KubernetesLeaseStore store = store(NS, NAME);
-		LeaseRecord wanted = new LeaseRecord("pod-a_x1y2", 15, Instant.parse("2026-11-21T14:51:52.123456Z"),
-				Instant.parse("2026-11-21T14:51:53.654321Z"), 0, null);
+		LeaseRecord wanted = LeaseRecord.of("pod-a_x1y2", 15, Instant.parse("2026-11-21T14:51:52.123456Z"),
+				Instant.parse("2026-11-21T14:51:53.654321Z"), 0);
 
 		LeaseRecord created = await(store.create(wanted, TIMEOUT));
 		assertThat(created.resourceVersion()).isNotBlank();
@@ -111,7 +111,7 @@ class KubernetesLeaseStoreCrudTests {
 		// nanoseconds must be cut to micros; a whole second must still get six zeros
 		Instant acquire = Instant.parse("2026-11-21T14:51:52.123456789Z");
 		Instant renew = Instant.parse("2026-11-21T14:52:07Z");
-		await(store.create(new LeaseRecord("pod-a_x1y2", 15, acquire, renew, 3, null), TIMEOUT));
+		await(store.create(LeaseRecord.of("pod-a_x1y2", 15, acquire, renew, 3), TIMEOUT));
 
 		// as the fabric8 typed client reads it
 		Lease lease = this.other.leases().inNamespace(NS).withName(NAME).get();
@@ -148,7 +148,7 @@ class KubernetesLeaseStoreCrudTests {
 		// an update writes the same format
 		LeaseRecord current = await(store.get(TIMEOUT));
 		Instant renew2 = Instant.parse("2026-11-21T14:52:09.000001999Z");
-		await(store.update(new LeaseRecord("pod-a_x1y2", 15, acquire, renew2, 3, current.resourceVersion()), TIMEOUT));
+		await(store.update(current.rewrite("pod-a_x1y2", 15, acquire, renew2, 3), TIMEOUT));
 		JsonNode updated = rawGet(NS, NAME);
 		assertThat(updated.path("apiVersion").asText()).isEqualTo("coordination.k8s.io/v1");
 		assertThat(updated.path("kind").asText()).isEqualTo("Lease");
@@ -160,10 +160,10 @@ class KubernetesLeaseStoreCrudTests {
 	void releaseIsWrittenLikeClientGoWritesIt() throws Exception {
 		KubernetesLeaseStore store = store(NS, NAME);
 		Instant now = Instant.parse("2026-11-21T14:51:52.5Z");
-		LeaseRecord held = await(store.create(new LeaseRecord("pod-a", 15, now, now, 1, null), TIMEOUT));
+		LeaseRecord held = await(store.create(LeaseRecord.of("pod-a", 15, now, now, 1), TIMEOUT));
 
 		// client-go's release: holderIdentity "", leaseDurationSeconds 1, times kept
-		await(store.update(new LeaseRecord("", 1, now, now, 1, held.resourceVersion()), TIMEOUT));
+		await(store.update(held.rewrite("", 1, now, now, 1), TIMEOUT));
 
 		JsonNode spec = rawGet(NS, NAME).path("spec");
 		assertThat(spec.has("holderIdentity")).isTrue();
@@ -195,9 +195,10 @@ class KubernetesLeaseStoreCrudTests {
 
 		LeaseRecord read = await(store(NS, NAME).get(TIMEOUT));
 
-		assertThat(read).isEqualTo(new LeaseRecord("orders-7d9f8b6c4-xk2lp_5c1e3a9b-2f4d-4e8a-9c7b-1d2e3f4a5b6c", 15,
-				Instant.parse("2026-11-21T14:51:52.123456Z"), Instant.parse("2026-11-21T14:53:07.654321Z"), 7,
-				version));
+		assertThat(withoutVersion(read)).isEqualTo(LeaseRecord.of(
+				"orders-7d9f8b6c4-xk2lp_5c1e3a9b-2f4d-4e8a-9c7b-1d2e3f4a5b6c", 15,
+				Instant.parse("2026-11-21T14:51:52.123456Z"), Instant.parse("2026-11-21T14:53:07.654321Z"), 7));
+		assertThat(read.resourceVersion()).isEqualTo(version);
 	}
 
 	@Test
@@ -232,7 +233,7 @@ class KubernetesLeaseStoreCrudTests {
 		try (KubernetesClient shifted = this.server.createClient()) {
 			KubernetesLeaseStore store = new KubernetesLeaseStores(shifted, Runnable::run).forLease(NS, NAME);
 			Instant acquire = Instant.parse("2026-11-21T14:51:52.123456Z");
-			await(store.create(new LeaseRecord("pod-a", 15, acquire, acquire, 0, null), TIMEOUT));
+			await(store.create(LeaseRecord.of("pod-a", 15, acquire, acquire, 0), TIMEOUT));
 
 			assertThat(rawGet(NS, NAME).path("spec").path("acquireTime").asText())
 				.isEqualTo("2026-11-21T14:51:52.123456Z");
@@ -299,18 +300,16 @@ class KubernetesLeaseStoreCrudTests {
 	void updateWithAStaleResourceVersionFailsWithConflict() throws Exception {
 		KubernetesLeaseStore store = store(NS, NAME);
 		Instant t0 = Instant.parse("2026-11-21T14:51:52Z");
-		LeaseRecord mine = await(store.create(new LeaseRecord("pod-a", 15, t0, t0, 0, null), TIMEOUT));
+		LeaseRecord mine = await(store.create(LeaseRecord.of("pod-a", 15, t0, t0, 0), TIMEOUT));
 
 		// another candidate wins the race with the same version
 		KubernetesLeaseStore rival = store(NS, NAME);
 		LeaseRecord seen = await(rival.get(TIMEOUT));
 		assertThat(seen.resourceVersion()).isEqualTo(mine.resourceVersion());
-		LeaseRecord taken = await(rival.update(new LeaseRecord("pod-b", 15, t0.plusSeconds(20), t0.plusSeconds(20), 1,
-				seen.resourceVersion()), TIMEOUT));
+		LeaseRecord taken = await(rival.update(seen.rewrite("pod-b", 15, t0.plusSeconds(20), t0.plusSeconds(20), 1), TIMEOUT));
 		assertThat(taken.resourceVersion()).isNotEqualTo(mine.resourceVersion());
 
-		Throwable failure = failureOf(store.update(new LeaseRecord("pod-a", 15, t0, t0.plusSeconds(2), 0,
-				mine.resourceVersion()), TIMEOUT));
+		Throwable failure = failureOf(store.update(mine.rewrite("pod-a", 15, t0, t0.plusSeconds(2), 0), TIMEOUT));
 
 		assertThat(failure).isInstanceOf(LeaseConflictException.class);
 		assertThat(((LeaseStoreException) failure).getStatusCode()).isEqualTo(409);
@@ -325,10 +324,9 @@ class KubernetesLeaseStoreCrudTests {
 		// client-go's fast path: renew = one PUT of the last object with its resourceVersion
 		KubernetesLeaseStore store = store(NS, NAME);
 		Instant t0 = Instant.parse("2026-11-21T14:51:52Z");
-		LeaseRecord last = await(store.create(new LeaseRecord("pod-a", 15, t0, t0, 0, null), TIMEOUT));
+		LeaseRecord last = await(store.create(LeaseRecord.of("pod-a", 15, t0, t0, 0), TIMEOUT));
 		for (int i = 1; i <= 3; i++) {
-			LeaseRecord renewed = await(store.update(new LeaseRecord("pod-a", 15, t0, t0.plusSeconds(2 * i), 0,
-					last.resourceVersion()), TIMEOUT));
+			LeaseRecord renewed = await(store.update(last.rewrite("pod-a", 15, t0, t0.plusSeconds(2 * i), 0), TIMEOUT));
 			assertThat(renewed.resourceVersion()).isNotEqualTo(last.resourceVersion());
 			assertThat(renewed.renewTime()).isEqualTo(t0.plusSeconds(2 * i));
 			last = renewed;
@@ -340,9 +338,9 @@ class KubernetesLeaseStoreCrudTests {
 	@Test
 	void createOfAnExistingLeaseFailsWithConflict() throws Exception {
 		Instant t0 = Instant.parse("2026-11-21T14:51:52Z");
-		LeaseRecord first = await(store(NS, NAME).create(new LeaseRecord("pod-a", 15, t0, t0, 0, null), TIMEOUT));
+		LeaseRecord first = await(store(NS, NAME).create(LeaseRecord.of("pod-a", 15, t0, t0, 0), TIMEOUT));
 
-		Throwable failure = failureOf(store(NS, NAME).create(new LeaseRecord("pod-b", 15, t0, t0, 0, null), TIMEOUT));
+		Throwable failure = failureOf(store(NS, NAME).create(LeaseRecord.of("pod-b", 15, t0, t0, 0), TIMEOUT));
 
 		assertThat(failure).isInstanceOf(LeaseConflictException.class);
 		assertThat(((LeaseStoreException) failure).getStatusCode()).isEqualTo(409);
@@ -356,11 +354,11 @@ class KubernetesLeaseStoreCrudTests {
 	void updateOfADeletedLeaseFailsWithNotFound() throws Exception {
 		KubernetesLeaseStore store = store(NS, NAME);
 		Instant t0 = Instant.parse("2026-11-21T14:51:52Z");
-		LeaseRecord mine = await(store.create(new LeaseRecord("pod-a", 15, t0, t0, 0, null), TIMEOUT));
+		LeaseRecord mine = await(store.create(LeaseRecord.of("pod-a", 15, t0, t0, 0), TIMEOUT));
 		assertThat(this.other.leases().inNamespace(NS).withName(NAME).delete()).hasSize(1);
 
 		Throwable failure = failureOf(
-				store.update(new LeaseRecord("pod-a", 15, t0, t0.plusSeconds(2), 0, mine.resourceVersion()), TIMEOUT));
+				store.update(mine.rewrite("pod-a", 15, t0, t0.plusSeconds(2), 0), TIMEOUT));
 
 		assertThat(failure).isInstanceOf(LeaseNotFoundException.class);
 		assertThat(((LeaseStoreException) failure).getStatusCode()).isEqualTo(404);
@@ -374,15 +372,14 @@ class KubernetesLeaseStoreCrudTests {
 	void createAfterDeleteStartsAFreshLease() throws Exception {
 		KubernetesLeaseStore store = store(NS, NAME);
 		Instant t0 = Instant.parse("2026-11-21T14:51:52Z");
-		LeaseRecord first = await(store.create(new LeaseRecord("pod-a", 15, t0, t0, 4, null), TIMEOUT));
+		LeaseRecord first = await(store.create(LeaseRecord.of("pod-a", 15, t0, t0, 4), TIMEOUT));
 		this.other.leases().inNamespace(NS).withName(NAME).delete();
 		assertThat(await(store.get(TIMEOUT))).isNull();
 
 		// the engine hands in the old record; its resourceVersion must not be sent on a create
 		// (the CRUD mock server would accept it, a real API server rejects it: the body is checked
 		// in KubernetesLeaseStoreErrorTests)
-		LeaseRecord again = await(store.create(new LeaseRecord("pod-a", 15, t0.plusSeconds(30), t0.plusSeconds(30), 5,
-				first.resourceVersion()), TIMEOUT));
+		LeaseRecord again = await(store.create(first.rewrite("pod-a", 15, t0.plusSeconds(30), t0.plusSeconds(30), 5), TIMEOUT));
 
 		assertThat(again.leaseTransitions()).isEqualTo(5);
 		assertThat(again.resourceVersion()).isNotBlank();
@@ -400,10 +397,10 @@ class KubernetesLeaseStoreCrudTests {
 		KubernetesLeaseStore store = store(NS, NAME);
 		LeaseRecord seen = await(store.get(TIMEOUT));
 		Instant t1 = t0.plusSeconds(60);
-		LeaseRecord written = await(store.update(new LeaseRecord("pod-a", 10, t1, t1, 3, seen.resourceVersion()),
+		LeaseRecord written = await(store.update(seen.rewrite("pod-a", 10, t1, t1, 3),
 				TIMEOUT));
 
-		assertThat(written).isEqualTo(new LeaseRecord("pod-a", 10, t1, t1, 3, written.resourceVersion()));
+		assertThat(withoutVersion(written)).isEqualTo(LeaseRecord.of("pod-a", 10, t1, t1, 3));
 		assertForeignFieldsKept(this.other.leases().inNamespace(NS).withName(NAME).get());
 	}
 
@@ -411,7 +408,7 @@ class KubernetesLeaseStoreCrudTests {
 	void updateAfterAConflictKeepsFieldsSomeoneAddedMeanwhile() throws Exception {
 		KubernetesLeaseStore store = store(NS, NAME);
 		Instant t0 = Instant.parse("2026-11-21T14:51:52Z");
-		LeaseRecord mine = await(store.create(new LeaseRecord("pod-a", 15, t0, t0, 0, null), TIMEOUT));
+		LeaseRecord mine = await(store.create(LeaseRecord.of("pod-a", 15, t0, t0, 0), TIMEOUT));
 
 		// someone decorates the Lease between two renewals
 		Lease decorated = this.other.leases().inNamespace(NS).withName(NAME).edit((l) -> {
@@ -426,12 +423,11 @@ class KubernetesLeaseStoreCrudTests {
 		assertThat(decorated.getMetadata().getResourceVersion()).isNotEqualTo(mine.resourceVersion());
 
 		// the renew from the last object we wrote conflicts ...
-		assertThat(failureOf(store.update(new LeaseRecord("pod-a", 15, t0, t0.plusSeconds(2), 0,
-				mine.resourceVersion()), TIMEOUT))).isInstanceOf(LeaseConflictException.class);
+		assertThat(failureOf(store.update(mine.rewrite("pod-a", 15, t0, t0.plusSeconds(2), 0), TIMEOUT))).isInstanceOf(LeaseConflictException.class);
 		// ... a read and a second try succeed and keep what was added
 		LeaseRecord seen = await(store.get(TIMEOUT));
 		assertThat(seen.resourceVersion()).isEqualTo(decorated.getMetadata().getResourceVersion());
-		await(store.update(new LeaseRecord("pod-a", 15, t0, t0.plusSeconds(2), 0, seen.resourceVersion()), TIMEOUT));
+		await(store.update(seen.rewrite("pod-a", 15, t0, t0.plusSeconds(2), 0), TIMEOUT));
 
 		Lease stored = this.other.leases().inNamespace(NS).withName(NAME).get();
 		assertForeignFieldsKept(stored);
@@ -458,9 +454,9 @@ class KubernetesLeaseStoreCrudTests {
 		KubernetesLeaseStore store = store(NS, NAME);
 		LeaseRecord seen = await(store.get(TIMEOUT));
 		Instant t1 = Instant.parse("2026-11-21T14:53:00Z");
-		LeaseRecord first = await(store.update(new LeaseRecord("pod-a", 15, t1, t1, 3, seen.resourceVersion()),
+		LeaseRecord first = await(store.update(seen.rewrite("pod-a", 15, t1, t1, 3),
 				TIMEOUT));
-		await(store.update(new LeaseRecord("pod-a", 15, t1, t1.plusSeconds(2), 3, first.resourceVersion()), TIMEOUT));
+		await(store.update(first.rewrite("pod-a", 15, t1, t1.plusSeconds(2), 3), TIMEOUT));
 
 		JsonNode stored = rawGet(NS, NAME);
 		assertThat(stored.path("metadata").path("labels").path("app").asText()).isEqualTo("orders");
@@ -478,8 +474,8 @@ class KubernetesLeaseStoreCrudTests {
 		assertThat(store.describe()).isEqualTo("Lease team-a-prod-2/orders.billing-leader.v1");
 		Instant t0 = Instant.parse("2026-11-21T14:51:52Z");
 
-		LeaseRecord created = await(store.create(new LeaseRecord("pod-a", 15, t0, t0, 0, null), TIMEOUT));
-		await(store.update(new LeaseRecord("pod-a", 15, t0, t0.plusSeconds(2), 0, created.resourceVersion()),
+		LeaseRecord created = await(store.create(LeaseRecord.of("pod-a", 15, t0, t0, 0), TIMEOUT));
+		await(store.update(created.rewrite("pod-a", 15, t0, t0.plusSeconds(2), 0),
 				TIMEOUT));
 
 		Lease lease = this.other.leases().inNamespace(ns).withName(name).get();
@@ -499,10 +495,14 @@ class KubernetesLeaseStoreCrudTests {
 	@Test
 	void aWatchTellsOfEveryChangeAfterTheVersionItStartsFromAndOfTheDeletion() throws Exception {
 		KubernetesLeaseStore store = store(NS, NAME);
-		LeaseRecord created = await(store.create(new LeaseRecord("a", 15, Instant.now(), Instant.now(), 0, null),
+		LeaseRecord created = await(store.create(LeaseRecord.of("a", 15, Instant.now(), Instant.now(), 0),
 				TIMEOUT));
 		BlockingQueue<Optional<LeaseRecord>> changes = new LinkedBlockingQueue<>();
 		LeaseWatch watch = store.watch(created.resourceVersion(), new LeaseWatch.Listener() {
+			@Override
+			public void opened() {
+			}
+
 			@Override
 			public void changed(LeaseRecord record) {
 				changes.add(Optional.ofNullable(record));
@@ -513,8 +513,7 @@ class KubernetesLeaseStoreCrudTests {
 			}
 		});
 		try {
-			LeaseRecord renewed = await(store.update(new LeaseRecord("a", 15, created.acquireTime(), Instant.now(), 0,
-					created.resourceVersion()), TIMEOUT));
+			LeaseRecord renewed = await(store.update(created.rewrite("a", 15, created.acquireTime(), Instant.now(), 0), TIMEOUT));
 			Optional<LeaseRecord> first = changes.poll(5, TimeUnit.SECONDS);
 			if (first != null && first.isPresent() && created.resourceVersion().equals(first.get().resourceVersion())) {
 				// The mock server, unlike a real one, first replays the version the watch starts from.
@@ -579,8 +578,8 @@ class KubernetesLeaseStoreCrudTests {
 	}
 
 	private static LeaseRecord withoutVersion(LeaseRecord record) {
-		return new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(), record.acquireTime(),
-				record.renewTime(), record.leaseTransitions(), null);
+		return LeaseRecord.of(record.holderIdentity(), record.leaseDurationSeconds(), record.acquireTime(),
+				record.renewTime(), record.leaseTransitions());
 	}
 
 	private String collectionUrl(String namespace) {

@@ -1,9 +1,14 @@
 package io.leaderelection.actuate.endpoint;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.StepDown;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -19,6 +24,12 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  */
 @Endpoint(id = "leader", defaultAccess = Access.READ_ONLY)
 public class LeaderEndpoint {
+
+	/**
+	 * How long a step-down waits for the release before it answers: long enough for a release
+	 * with nothing to wait for, short enough that a caller is told about calls still running.
+	 */
+	static final Duration STEP_DOWN_WAIT = Duration.ofSeconds(2);
 
 	private final LeaderElector elector;
 
@@ -38,16 +49,19 @@ public class LeaderEndpoint {
 	}
 
 	/**
-	 * Releases the election's Lease if this replica holds it, so that another replica takes
-	 * over, and answers the status after stepping down; {@code null} when the election is unknown.
+	 * Steps down from the election if this replica leads it, so that another replica takes
+	 * over, and answers the status after stepping down with how far the release got: written,
+	 * or waiting for the leader-only calls still running; {@code null} when the election is
+	 * unknown.
 	 */
 	@DeleteOperation
-	public LeaderStatus stepDown(@Selector String election) {
+	public StepDownDescriptor stepDown(@Selector String election) {
 		if (!this.elector.statuses().containsKey(election)) {
 			return null;
 		}
-		this.elector.stepDown(election);
-		return this.elector.status(election);
+		StepDown stepDown = this.elector.stepDown(election, STEP_DOWN_WAIT);
+		return new StepDownDescriptor(this.elector.status(election), stepDown.release(), stepDown.callsUnderWay(),
+				stepDown.detail());
 	}
 
 	/**
@@ -58,6 +72,19 @@ public class LeaderEndpoint {
 	 */
 	public record LeaderElectionsDescriptor(String identity,
 			Map<String, LeaderStatus> elections) implements OperationResponseBody {
+	}
+
+	/**
+	 * The status after a step-down, and how far the release got.
+	 *
+	 * @param status the election's status, its fields at the top level of the answer
+	 * @param release how far the release got
+	 * @param callsUnderWay the leader-only calls the release waits for
+	 * @param detail why the release was not written, left out otherwise
+	 */
+	@JsonInclude(JsonInclude.Include.NON_NULL)
+	public record StepDownDescriptor(@JsonUnwrapped LeaderStatus status, StepDown.Release release,
+			List<String> callsUnderWay, String detail) implements OperationResponseBody {
 	}
 
 }

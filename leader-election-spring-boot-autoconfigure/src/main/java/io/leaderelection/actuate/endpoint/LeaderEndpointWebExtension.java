@@ -1,6 +1,6 @@
 package io.leaderelection.actuate.endpoint;
 
-import io.leaderelection.LeaderStatus;
+import io.leaderelection.actuate.endpoint.LeaderEndpoint.StepDownDescriptor;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -21,8 +21,8 @@ public class LeaderEndpointWebExtension {
 	}
 
 	@DeleteOperation
-	public WebEndpointResponse<LeaderStatus> stepDown(@Selector String election) {
-		LeaderStatus status = this.delegate.stepDown(election);
+	public WebEndpointResponse<StepDownDescriptor> stepDown(@Selector String election) {
+		StepDownDescriptor status = this.delegate.stepDown(election);
 		return (status != null) ? new WebEndpointResponse<>(status)
 				: new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 	}

@@ -25,6 +25,7 @@ final class ElectionDetails {
 		putIfKnown(details, "renewTime", status.renewTime());
 		putIfKnown(details, "transitions", status.leaseTransitions());
 		putIfKnown(details, "fencingToken", status.fencingToken());
+		putIfKnown(details, "fencingTokenSource", status.fencingTokenSource());
 		putIfKnown(details, "lastError", status.lastError());
 		return details;
 	}

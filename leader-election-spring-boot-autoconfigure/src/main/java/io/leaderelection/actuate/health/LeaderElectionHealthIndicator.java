@@ -18,7 +18,8 @@ import org.springframework.boot.actuate.health.Health;
  * Health of the elector, for leaders and followers alike: following is healthy, so a replica
  * that does not lead stays ready for traffic. DOWN when an election could not read or write its
  * Lease for longer than its lease duration (a 403, a missing namespace, an unreachable API
- * server), or when its loop has stopped running. Details show every election.
+ * server), when its loop has stopped running, or when another process writes its Lease under
+ * this replica's identity. Details show every election, and gated work that failed to start.
  * <p>
  * Only the library's own {@link ElectionEngine} tells how long calls have failed; for another
  * {@link LeaderElector} the indicator shows the elections and stays UP.
@@ -51,6 +52,9 @@ public class LeaderElectionHealthIndicator extends AbstractHealthIndicator {
 				if (!health.failingFor().isZero()) {
 					details.put("failingFor", ElectionDetails.format(health.failingFor()));
 				}
+				if (health.gatedWorkFailure() != null) {
+					details.put("gatedWorkFailure", health.gatedWorkFailure());
+				}
 				problems.addAll(problems(health));
 			}
 			elections.put(status.election(), details);
@@ -74,6 +78,9 @@ public class LeaderElectionHealthIndicator extends AbstractHealthIndicator {
 		if (health.loopStalled()) {
 			problems.add("election '" + health.election() + "': its loop has not run for "
 					+ ElectionDetails.format(health.sinceLastAttempt()));
+		}
+		if (health.identityConflict() != null) {
+			problems.add("election '" + health.election() + "': " + health.identityConflict());
 		}
 		return problems;
 	}

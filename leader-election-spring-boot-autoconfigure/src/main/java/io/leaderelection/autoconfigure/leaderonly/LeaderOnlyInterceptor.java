@@ -10,6 +10,7 @@ import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
 import io.leaderelection.NotLeaderException;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
+import io.leaderelection.engine.LeaderCalls;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
@@ -56,9 +57,8 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		String election = leaderOnly.value();
-		LeaderOnlyRegistry registry = this.registry.obtain();
 		LeaderOnlyInvocations invocations = this.invocations.obtain();
-		LeaderOnlyRegistry.Call call = registry.enter(election, leaderOnly.interruptOnRevoke());
+		LeaderCalls.Call call = this.registry.obtain().enter(election, leaderOnly.interruptOnRevoke(), method);
 		if (call == null) {
 			invocations.record(election, Outcome.REFUSED);
 			if (leaderOnly.throwIfNotLeader()) {
@@ -66,17 +66,27 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 			}
 			return emptyResult(method.getReturnType());
 		}
+		boolean endsLater = false;
 		try {
-			// Checked once the call is registered, so that a revocation after this point finds it.
+			// Checked once the call is registered, so that a gate closing after this point finds it.
 			if (!this.elector.obtain().isLeader(election)) {
 				invocations.record(election, Outcome.SKIPPED);
 				return notLeader(leaderOnly, method);
 			}
 			invocations.record(election, Outcome.EXECUTED);
-			return invocation.proceed();
+			Object result = invocation.proceed();
+			if (result instanceof CompletionStage<?> stage) {
+				// The call goes on until its future completes: a release waits for that too.
+				call.returned();
+				endsLater = true;
+				stage.whenComplete((value, failure) -> call.ended());
+			}
+			return result;
 		}
 		finally {
-			registry.exit(call);
+			if (!endsLater) {
+				call.exit();
+			}
 		}
 	}
 
@@ -85,7 +95,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		if ("isAutoStartup".equals(invocation.getMethod().getName())) {
 			return false;
 		}
-		if (this.registry.obtain().isDraining() || !this.elector.obtain().isLeader(gate.value())) {
+		if (this.registry.obtain().isRefusing() || !this.elector.obtain().isLeader(gate.value())) {
 			return null;
 		}
 		return invocation.proceed();

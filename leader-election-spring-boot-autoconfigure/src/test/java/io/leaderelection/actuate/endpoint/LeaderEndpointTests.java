@@ -1,8 +1,11 @@
 package io.leaderelection.actuate.endpoint;
 
-import io.leaderelection.LeaderStatus;
+import java.util.List;
+
+import io.leaderelection.StepDown;
 import io.leaderelection.actuate.StaticLeaderElector;
 import io.leaderelection.actuate.endpoint.LeaderEndpoint.LeaderElectionsDescriptor;
+import io.leaderelection.actuate.endpoint.LeaderEndpoint.StepDownDescriptor;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
@@ -40,8 +43,9 @@ class LeaderEndpointTests {
 	}
 
 	@Test
-	void stepDownAsksTheElectorAndAnswersTheStatus() {
-		assertThat(this.endpoint.stepDown("default")).isEqualTo(this.elector.status("default"));
+	void stepDownAsksTheElectorAndAnswersTheStatusAndHowFarTheReleaseGot() {
+		assertThat(this.endpoint.stepDown("default")).isEqualTo(new StepDownDescriptor(
+				this.elector.status("default"), StepDown.Release.REQUESTED, List.of(), null));
 		assertThat(this.elector.steppedDown()).containsExactly("default");
 	}
 
@@ -53,7 +57,8 @@ class LeaderEndpointTests {
 
 	@Test
 	void webStepDownFromAnUnknownElectionIsNotFound() {
-		WebEndpointResponse<LeaderStatus> response = new LeaderEndpointWebExtension(this.endpoint).stepDown("nope");
+		WebEndpointResponse<StepDownDescriptor> response = new LeaderEndpointWebExtension(this.endpoint)
+			.stepDown("nope");
 		assertThat(response.getStatus()).isEqualTo(404);
 		assertThat(response.getBody()).isNull();
 		assertThat(this.elector.steppedDown()).isEmpty();
@@ -61,10 +66,10 @@ class LeaderEndpointTests {
 
 	@Test
 	void webStepDownAnswersTheStatus() {
-		WebEndpointResponse<LeaderStatus> response = new LeaderEndpointWebExtension(this.endpoint)
+		WebEndpointResponse<StepDownDescriptor> response = new LeaderEndpointWebExtension(this.endpoint)
 			.stepDown("default");
 		assertThat(response.getStatus()).isEqualTo(200);
-		assertThat(response.getBody()).isEqualTo(this.elector.status("default"));
+		assertThat(response.getBody().status()).isEqualTo(this.elector.status("default"));
 		assertThat(this.elector.steppedDown()).containsExactly("default");
 	}
 

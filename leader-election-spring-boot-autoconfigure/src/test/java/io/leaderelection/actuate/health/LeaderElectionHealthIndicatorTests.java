@@ -98,17 +98,17 @@ class LeaderElectionHealthIndicatorTests {
 
 	private static ElectionHealth healthy(String election) {
 		return new ElectionHealth(election, Duration.ZERO, Duration.ZERO, null, Duration.ofSeconds(1),
-				LEASE_DURATION, RETRY_PERIOD);
+				LEASE_DURATION, RETRY_PERIOD, null, null, null);
 	}
 
 	private static ElectionHealth failing(Duration failingFor) {
 		return new ElectionHealth("billing", Duration.ZERO, failingFor, FORBIDDEN, Duration.ofSeconds(1),
-				LEASE_DURATION, RETRY_PERIOD);
+				LEASE_DURATION, RETRY_PERIOD, null, null, null);
 	}
 
 	private static ElectionHealth sinceLastAttempt(Duration sinceLastAttempt) {
 		return new ElectionHealth("billing", Duration.ZERO, Duration.ZERO, null, sinceLastAttempt,
-				LEASE_DURATION, RETRY_PERIOD);
+				LEASE_DURATION, RETRY_PERIOD, null, null, null);
 	}
 
 }

@@ -54,7 +54,7 @@ class LeaderElectionLivenessHealthIndicatorTests {
 	void failingCallsAndAStalledFollowerAreLive() {
 		ElectionHealth failingFollower = new ElectionHealth("default", Duration.ZERO, Duration.ofMinutes(5),
 				"get Lease team-a/orders-leader: 403 Forbidden", Duration.ofMinutes(5), Duration.ofSeconds(15),
-				RETRY_PERIOD);
+				RETRY_PERIOD, null, null, null);
 
 		assertThat(livenessWith(failingFollower).getStatus()).isEqualTo(Status.UP);
 	}
@@ -106,7 +106,7 @@ class LeaderElectionLivenessHealthIndicatorTests {
 
 	private static ElectionHealth pastDeadlineFor(Duration pastDeadline) {
 		return new ElectionHealth("default", pastDeadline, Duration.ZERO, null, Duration.ofSeconds(1),
-				Duration.ofSeconds(15), RETRY_PERIOD);
+				Duration.ofSeconds(15), RETRY_PERIOD, null, null, null);
 	}
 
 	private static void awaitQuietly(CountDownLatch latch) {
