@@ -34,6 +34,8 @@ public final class ElectionEngine implements LeaderElector {
 
 	private final LeaderWork work;
 
+	private final Duration drainTimeout;
+
 	private final Map<String, Election> elections = new LinkedHashMap<>();
 
 	/** An engine whose elections gate no work of their own. */
@@ -51,6 +53,7 @@ public final class ElectionEngine implements LeaderElector {
 			ElectionRuntime runtime, List<ElectionListener> listeners, LeaderWork work, Duration drainTimeout) {
 		this.identity = identity;
 		this.work = work;
+		this.drainTimeout = drainTimeout;
 		List<ElectionListener> all = List.copyOf(listeners);
 		for (ElectionSettings settings : elections) {
 			String name = settings.name();
@@ -83,6 +86,11 @@ public final class ElectionEngine implements LeaderElector {
 			releases.add(election.stop(release));
 		}
 		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
+	}
+
+	/** How long a release of our own accord waits for the leader work to end. */
+	public Duration drainTimeout() {
+		return this.drainTimeout;
 	}
 
 	/** The settings of the given election. */

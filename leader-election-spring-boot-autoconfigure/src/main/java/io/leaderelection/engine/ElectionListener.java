@@ -1,22 +1,25 @@
 package io.leaderelection.engine;
 
 /**
- * Told when this instance gains or loses leadership of an election. Called on the engine's
- * callback executor, never on the thread that renews, one call at a time and in order.
+ * Told when this instance gains or loses leadership of an election. Called on the election's
+ * listener lane, never on the thread that renews: one call at a time and in order for each
+ * election, and apart from other elections and from the election's gated work.
  */
 public interface ElectionListener {
 
 	/**
 	 * This instance now leads the election.
 	 * @param election the election name
-	 * @param fencingToken the Lease's leaseTransitions after the acquiring write
+	 * @param fencingToken the term's fencing token: the acquiring write's resourceVersion (or,
+	 * where that is not an integer, the Lease's leaseTransitions after it)
 	 * @param gateOpenedAt the engine's monotonic time at which the gate opened
 	 */
 	default void granted(String election, long fencingToken, long gateOpenedAt) {
 	}
 
 	/**
-	 * This instance no longer leads the election; its gate closed before this call.
+	 * This instance no longer leads the election; its gate closed before this call. After a
+	 * step-down or on shutdown the Lease is released later, once the leader work has ended.
 	 * @param election the election name
 	 * @param cause why leadership ended
 	 * @param gateClosedAt the engine's monotonic time at which the gate closed: the renew deadline

@@ -50,7 +50,12 @@ class LeaderActuatorIntegrationTests {
 		assertThat(onLeader.at("/elections/default/leader").asBoolean()).isTrue();
 		assertThat(onLeader.at("/elections/default/holderIdentity").asText()).isEqualTo("a");
 		assertThat(onLeader.at("/elections/default/leaseName").asText()).isEqualTo("roles-leader");
-		assertThat(onLeader.at("/elections/default/fencingToken").asLong()).isZero();
+		// the fencing token is the resourceVersion of the write that acquired the Lease
+		assertThat(onLeader.at("/elections/default/fencingToken").asLong()).isPositive()
+			.isLessThanOrEqualTo(Long.parseLong(server.lease(this.a.elector().status("default").namespace(), "roles-leader")
+				.getMetadata()
+				.getResourceVersion()));
+		assertThat(onLeader.at("/elections/default/fencingTokenSource").asText()).isEqualTo("resourceVersion");
 		JsonNode onFollower = this.b.getJson("/actuator/leader");
 		assertThat(onFollower.at("/identity").asText()).isEqualTo("b");
 		assertThat(onFollower.at("/elections/default/leader").asBoolean()).isFalse();
@@ -105,7 +110,13 @@ class LeaderActuatorIntegrationTests {
 		ResponseEntity<String> stepDown = this.a.delete("/actuator/leader/default");
 
 		assertThat(stepDown.getStatusCode()).isEqualTo(HttpStatus.OK);
-		assertThat(WebReplica.parse(stepDown.getBody()).at("/leader").asBoolean()).isFalse();
+		JsonNode answer = WebReplica.parse(stepDown.getBody());
+		assertThat(answer.at("/election").asText()).isEqualTo("default");
+		assertThat(answer.at("/leader").asBoolean()).isFalse();
+		// no leader-only call was running: the release was written before the answer
+		assertThat(answer.at("/release").asText()).isEqualTo("WRITTEN");
+		assertThat(answer.at("/callsUnderWay").isEmpty()).isTrue();
+		assertThat(answer.has("detail")).isFalse();
 		await().atMost(TIMEOUT)
 			.untilAsserted(() -> assertThat(this.b.getJson("/actuator/leader/default").at("/leader").asBoolean())
 				.isTrue());

@@ -1,9 +1,12 @@
 package io.leaderelection.autoconfigure;
 
 import java.net.InetAddress;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.HashMap;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -61,6 +64,27 @@ public final class CrudKubernetesServer implements AutoCloseable, AfterAllCallba
 	/** Creates the Lease as another candidate or a user would. */
 	public void create(Lease lease) {
 		this.client.resource(lease).create();
+	}
+
+	/**
+	 * Creates the Lease as a holder leaves it when it releases it: no holder, a lease duration of
+	 * one second. The first candidate takes it at once, where a missing Lease is created only
+	 * after it was seen missing for a lease duration.
+	 */
+	public void createReleased(String namespace, String name) {
+		ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+		create(new LeaseBuilder().withNewMetadata()
+			.withNamespace(namespace)
+			.withName(name)
+			.endMetadata()
+			.withNewSpec()
+			.withHolderIdentity("")
+			.withLeaseDurationSeconds(1)
+			.withAcquireTime(now)
+			.withRenewTime(now)
+			.withLeaseTransitions(0)
+			.endSpec()
+			.build());
 	}
 
 	@Override

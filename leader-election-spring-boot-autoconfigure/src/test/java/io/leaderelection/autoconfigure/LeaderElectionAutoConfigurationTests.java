@@ -113,6 +113,7 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void campaignsThroughTheKubernetesClientAndPublishesSpringIntegrationEvents() {
+		server.createReleased(defaultNamespace(), "campaign-leader");
 		this.contextRunner.withPropertyValues("spring.application.name=campaign")
 			.withBean(RecordingListener.class, RecordingListener::new)
 			.run((context) -> {
@@ -171,6 +172,7 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void leaseNameNamespaceIdentityAndTimingsAreBoundAndUsed() {
+		server.createReleased("team-a", "bound-lock");
 		this.contextRunner
 			.withPropertyValues("leader.election.lease-name=bound-lock", "leader.election.namespace=team-a",
 					"leader.election.identity=replica-1", "leader.election.lease-duration=7s",
@@ -211,6 +213,7 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void releaseOnShutdownReleasesTheLeaseWhenTheContextCloses() {
+		server.createReleased(defaultNamespace(), "releasing-leader");
 		this.contextRunner.withPropertyValues("spring.application.name=releasing").run((context) -> {
 			ElectionEngine engine = context.getBean(ElectionEngine.class);
 			awaitLeadership(engine, "default");
@@ -224,6 +227,7 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void releaseOnShutdownFalseLeavesTheLeaseToExpire() {
+		server.createReleased(defaultNamespace(), "keeping-leader");
 		this.contextRunner
 			.withPropertyValues("spring.application.name=keeping", "leader.election.release-on-shutdown=false")
 			.run((context) -> {
@@ -256,6 +260,8 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void namedElectionsInheritUnsetValuesAndDeriveTheirLeaseName() {
+		server.createReleased("shop-ns", "shop-billing-leader");
+		server.createReleased("shop-ns", "reports-lock");
 		this.contextRunner
 			.withPropertyValues("spring.application.name=shop", "leader.election.namespace=shop-ns",
 					"leader.election.lease-duration=6s", "leader.election.renew-deadline=4s",
@@ -299,8 +305,8 @@ class LeaderElectionAutoConfigurationTests {
 			.withInitializer((context) -> context.getEnvironment()
 				.getPropertySources()
 				.addFirst(new SystemEnvironmentPropertySource("test-systemEnvironment", Map.of(name, value))))
-			.run((context) -> assertThat(context.getBean(LeaderElectionLifecycle.class))
-				.hasFieldOrPropertyWithValue("drainTimeout", Duration.ofSeconds(30)));
+			.run((context) -> assertThat(context.getBean(ElectionEngine.class).drainTimeout())
+				.isEqualTo(Duration.ofSeconds(30)));
 	}
 
 	static Stream<Arguments> shutdownPhaseSpellings() {
@@ -324,6 +330,7 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void userDefinedLeaderEventPublisherIsUsed() {
+		server.createReleased(defaultNamespace(), "publishing-leader");
 		RecordingPublisher publisher = new RecordingPublisher();
 		this.contextRunner.withPropertyValues("spring.application.name=publishing")
 			.withBean(LeaderEventPublisher.class, () -> publisher)
@@ -363,6 +370,7 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void userDefinedKubernetesClientIsUsed() {
+		server.createReleased(defaultNamespace(), "user-client-leader");
 		KubernetesClient client = server.newClient();
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
@@ -394,7 +402,8 @@ class LeaderElectionAutoConfigurationTests {
 				ElectionEngine engine = context.getBean(ElectionEngine.class);
 				String namespace = podNamespaceOr("from-fabric8");
 				assertThat(engine.settings("default").namespace()).isEqualTo(namespace);
-				awaitLeadership(engine, "default");
+				// the Lease is missing: created a lease duration after the first read
+				awaitLeadership(engine, "default", Duration.ofSeconds(15));
 				assertThat(server.lease(namespace, "built-client-leader").getSpec().getHolderIdentity())
 					.isEqualTo(engine.identity());
 			});
@@ -492,7 +501,11 @@ class LeaderElectionAutoConfigurationTests {
 	// ---- helpers
 
 	private static void awaitLeadership(ElectionEngine engine, String election) {
-		await().atMost(LEADERSHIP_TIMEOUT).until(() -> engine.isLeader(election));
+		awaitLeadership(engine, election, Duration.ZERO);
+	}
+
+	private static void awaitLeadership(ElectionEngine engine, String election, Duration leaseMissingFor) {
+		await().atMost(LEADERSHIP_TIMEOUT.plus(leaseMissingFor)).until(() -> engine.isLeader(election));
 	}
 
 	/**

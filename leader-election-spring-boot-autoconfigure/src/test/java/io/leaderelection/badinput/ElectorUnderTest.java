@@ -44,6 +44,8 @@ final class ElectorUnderTest implements AutoCloseable, ElectionListener {
 
 	private final List<Long> grantedAt = new CopyOnWriteArrayList<>();
 
+	private final List<Long> tokens = new CopyOnWriteArrayList<>();
+
 	private ElectorUnderTest(ChaosApiServer server, String identity, String namespace) {
 		this.client = server.client(identity);
 		this.engine = new ElectionEngine(identity,
@@ -87,9 +89,14 @@ final class ElectorUnderTest implements AutoCloseable, ElectionListener {
 		return this.engine.health(ELECTION);
 	}
 
-	/** Every grant and revocation so far, e.g. {@code granted 3} or {@code revoked LEASE_DELETED}. */
+	/** Every grant and revocation so far, e.g. {@code granted} or {@code revoked LEASE_DELETED}. */
 	List<String> events() {
 		return List.copyOf(this.events);
+	}
+
+	/** The fencing token of each grant so far. */
+	List<Long> tokens() {
+		return List.copyOf(this.tokens);
 	}
 
 	/** When the gate opened at each grant so far, on {@link System#nanoTime()}. */
@@ -100,7 +107,8 @@ final class ElectorUnderTest implements AutoCloseable, ElectionListener {
 	@Override
 	public void granted(String election, long fencingToken, long gateOpenedAt) {
 		this.grantedAt.add(gateOpenedAt);
-		this.events.add("granted " + fencingToken);
+		this.tokens.add(fencingToken);
+		this.events.add("granted");
 	}
 
 	@Override

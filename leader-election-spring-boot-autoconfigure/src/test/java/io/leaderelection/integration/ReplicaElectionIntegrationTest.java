@@ -97,7 +97,7 @@ class ReplicaElectionIntegrationTest {
 			System.out.printf("graceful handover %s -> %s: %d ms%n", leader, successor, handoverMillis);
 			// Without the release a follower would wait a whole lease duration (2s) from its last look.
 			assertThat(handoverMillis).as("handover in ms").isLessThan(RETRY_PERIOD.multipliedBy(2).toMillis());
-			assertThat(taken.fencingToken).isEqualTo(token + 1);
+			assertThat(taken.fencingToken).isGreaterThan(token);
 		}
 		this.history.assertNoOverlap("default");
 	}

@@ -8,6 +8,7 @@ import java.util.function.Function;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.StepDown;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionHealth;
 
@@ -55,6 +56,11 @@ public class LeaderElectionHealthIndicator extends AbstractHealthIndicator {
 				if (health.gatedWorkFailure() != null) {
 					details.put("gatedWorkFailure", health.gatedWorkFailure());
 				}
+				StepDown release = health.lastRelease();
+				if (release != null && (release.release() == StepDown.Release.WAITING_FOR_CALLS
+						|| release.release() == StepDown.Release.NOT_WRITTEN)) {
+					details.put("lastRelease", describe(release));
+				}
 				problems.addAll(problems(health));
 			}
 			elections.put(status.election(), details);
@@ -66,6 +72,18 @@ public class LeaderElectionHealthIndicator extends AbstractHealthIndicator {
 			builder.down().withDetail("reason", String.join("; ", problems));
 		}
 		builder.withDetail("identity", this.elector.identity()).withDetail("elections", elections);
+	}
+
+	/** A release not written, or not yet: why, and the calls it waits for. */
+	private static String describe(StepDown release) {
+		StringBuilder description = new StringBuilder(release.release().name());
+		if (release.detail() != null) {
+			description.append(": ").append(release.detail());
+		}
+		if (!release.callsUnderWay().isEmpty()) {
+			description.append("; calls under way: ").append(String.join(", ", release.callsUnderWay()));
+		}
+		return description.toString();
 	}
 
 	private static List<String> problems(ElectionHealth health) {

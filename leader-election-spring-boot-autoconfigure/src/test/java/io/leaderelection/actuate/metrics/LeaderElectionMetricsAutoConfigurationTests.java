@@ -38,11 +38,12 @@ class LeaderElectionMetricsAutoConfigurationTests {
 
 	@Test
 	void theEngineIsMeasuredFromItsFirstGrant() {
+		server.createReleased("metrics", "metrics-billing");
 		this.contextRunner
 			.withConfiguration(
 					AutoConfigurations.of(LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
 			.withBean(KubernetesClient.class, () -> server.newClient())
-			.withPropertyValues("spring.application.name=metrics-auto-configuration",
+			.withPropertyValues("spring.application.name=metrics-auto-configuration", "leader.election.namespace=metrics",
 					"leader.election.elections.billing.lease-name=metrics-billing")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(LeadershipMetrics.class)

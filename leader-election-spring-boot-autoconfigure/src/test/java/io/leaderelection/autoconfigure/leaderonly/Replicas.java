@@ -23,8 +23,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Application contexts of one replica each, with the leader election and {@code @LeaderOnly}
  * auto-configurations, on a {@link CrudKubernetesServer}. Every runner campaigns for a Lease of its
- * own, with short timings: a leader when the Lease is free, a follower when another candidate
- * already holds it for an hour.
+ * own, with short timings: a leader at once when the Lease was released, a follower when another
+ * candidate already holds it for an hour.
  */
 final class Replicas {
 
@@ -46,9 +46,11 @@ final class Replicas {
 		return "leader-only-" + SEQUENCE.incrementAndGet();
 	}
 
-	/** A replica whose default election's Lease is free: it becomes leader. */
+	/** A replica whose default election's Lease was released: it becomes leader at once. */
 	static ApplicationContextRunner leader(CrudKubernetesServer server) {
-		return replica(server, freshLeaseName());
+		String leaseName = freshLeaseName();
+		server.createReleased(NAMESPACE, leaseName);
+		return replica(server, leaseName);
 	}
 
 	/** A replica whose default election's Lease is held by {@link #OTHER_HOLDER} for an hour. */
