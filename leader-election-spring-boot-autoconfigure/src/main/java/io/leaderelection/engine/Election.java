@@ -117,6 +117,15 @@ final class Election {
 	/** The lease duration of the last version seen. */
 	private long lastLeaseDurationSeenNanos;
 
+	/** The uid of the last Lease object seen, {@code null} before one was seen. */
+	private String lastUidSeen;
+
+	/**
+	 * Whether the Lease went missing, or was deleted and created again, since a version with a
+	 * holder was last seen: a Lease found free since then was not released by its holder.
+	 */
+	private boolean goneSinceLastHeld;
+
 	private long stayOutUntilNanos;
 
 	private boolean stayingOut;
@@ -446,8 +455,7 @@ final class Election {
 				waitFor(Math.min(pollDelay(), untilMissingLongEnough));
 			}
 		}
-		else if (this.identityConflict == null && (this.ownWrites.wrote(seen)
-				|| (!seen.hasHolder() && !seen.prefersOtherThan(this.identity)))) {
+		else if (this.identityConflict == null && (this.ownWrites.wrote(seen) || releasedForUs(seen))) {
 			claim(seen, seen.transitions() + 1);
 		}
 		else {
@@ -463,9 +471,19 @@ final class Election {
 	}
 
 	/**
+	 * Whether a holder released the Lease, so that it may be taken at once: no holder, the shape
+	 * of a release, the same Lease object that was last seen held, and no other candidate
+	 * preferred. A Lease created without a holder (by hand, or by a tool that deletes and
+	 * applies it again) may have a holder whose gate is still open on a Lease deleted before.
+	 */
+	private boolean releasedForUs(LeaseRecord seen) {
+		return seen.looksReleased() && !this.goneSinceLastHeld && !seen.prefersOtherThan(this.identity);
+	}
+
+	/**
 	 * How long a version must stay unchanged before it may be claimed: the holder's own lease
-	 * duration; for a Lease released for a preferred holder, at least ours, so that the
-	 * preferred holder has its turn.
+	 * duration; for a Lease without holder that may not be taken at once, at least ours, so that
+	 * a holder of a Lease deleted before has lost its gate, or a preferred holder had its turn.
 	 */
 	private long expiryNanos(LeaseRecord seen) {
 		long holders = leaseDurationNanos(seen);
@@ -1056,6 +1074,13 @@ final class Election {
 			this.lastSeen = record;
 			this.observedAtNanos = at;
 		}
+		if (record.uid() != null) {
+			this.goneSinceLastHeld |= this.lastUidSeen != null && !record.uid().equals(this.lastUidSeen);
+			this.lastUidSeen = record.uid();
+		}
+		if (record.hasHolder()) {
+			this.goneSinceLastHeld = false;
+		}
 		this.absentSinceNanos = NEVER;
 		this.lastLeaseDurationSeenNanos = leaseDurationNanos(record);
 		this.highestTransitionsSeen = Math.max(this.highestTransitionsSeen, record.transitions());
@@ -1066,6 +1091,7 @@ final class Election {
 		if (this.absentSinceNanos == NEVER) {
 			this.absentSinceNanos = at;
 		}
+		this.goneSinceLastHeld = true;
 		this.lastSeen = null;
 		this.foreignVersionNamingUs = null;
 		endConflict("it was deleted");

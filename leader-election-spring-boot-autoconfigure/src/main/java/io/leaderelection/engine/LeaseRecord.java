@@ -16,12 +16,15 @@ import java.util.regex.Pattern;
  * @param renewTime spec.renewTime
  * @param leaseTransitions spec.leaseTransitions
  * @param preferredHolder spec.preferredHolder (KEP-4355), read only: {@code null} when unset
+ * @param uid metadata.uid, which tells a Lease deleted and created again from the one before;
+ * {@code null} for a record not yet stored or a store without it
  * @param resourceVersion metadata.resourceVersion; {@code null} for a record not yet stored
  * @param stored the store's copy of this version (for the Kubernetes store, the whole Lease),
  * {@code null} for a record not read from a store
  */
 public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, Instant acquireTime,
-		Instant renewTime, Integer leaseTransitions, String preferredHolder, String resourceVersion, Object stored) {
+		Instant renewTime, Integer leaseTransitions, String preferredHolder, String uid, String resourceVersion,
+		Object stored) {
 
 	/** Kubernetes 1.35 (KEP-5504) made resourceVersions decimal integers; etcd always issued them. */
 	private static final Pattern INTEGER = Pattern.compile("[0-9]{1,18}");
@@ -30,7 +33,7 @@ public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, I
 	public static LeaseRecord of(String holderIdentity, Integer leaseDurationSeconds, Instant acquireTime,
 			Instant renewTime, Integer leaseTransitions) {
 		return new LeaseRecord(holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions, null,
-				null, null);
+				null, null, null);
 	}
 
 	/**
@@ -40,12 +43,26 @@ public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, I
 	public LeaseRecord rewrite(String holderIdentity, Integer leaseDurationSeconds, Instant acquireTime,
 			Instant renewTime, Integer leaseTransitions) {
 		return new LeaseRecord(holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions,
-				this.preferredHolder, this.resourceVersion, this.stored);
+				this.preferredHolder, this.uid, this.resourceVersion, this.stored);
 	}
 
 	/** Whether some candidate holds the Lease. */
 	public boolean hasHolder() {
 		return this.holderIdentity != null && !this.holderIdentity.isEmpty();
+	}
+
+	/**
+	 * Whether the Lease has no holder and the shape of a holder's release, as client-go and this
+	 * library write it: a lease duration and a renewTime. A Lease without them was written by
+	 * hand or by a tool, not released by a holder whose gate had closed.
+	 */
+	public boolean looksReleased() {
+		return !hasHolder() && this.leaseDurationSeconds != null && this.renewTime != null;
+	}
+
+	/** Whether the other record is of another Lease object: deleted and created again in between. */
+	public boolean isOtherObjectThan(LeaseRecord other) {
+		return other != null && this.uid != null && other.uid != null && !this.uid.equals(other.uid);
 	}
 
 	/** Whether the given candidate holds the Lease. */
@@ -111,7 +128,7 @@ public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, I
 		return "LeaseRecord[holderIdentity=" + this.holderIdentity + ", leaseDurationSeconds="
 				+ this.leaseDurationSeconds + ", acquireTime=" + this.acquireTime + ", renewTime=" + this.renewTime
 				+ ", leaseTransitions=" + this.leaseTransitions + ", preferredHolder=" + this.preferredHolder
-				+ ", resourceVersion=" + this.resourceVersion + "]";
+				+ ", uid=" + this.uid + ", resourceVersion=" + this.resourceVersion + "]";
 	}
 
 }

@@ -313,7 +313,7 @@ public final class KubernetesLeaseStore implements LeaseStore {
 		LeaseSpec spec = (lease.getSpec() != null) ? lease.getSpec() : new LeaseSpec();
 		return new LeaseRecord(spec.getHolderIdentity(), spec.getLeaseDurationSeconds(), instant(spec.getAcquireTime()),
 				instant(spec.getRenewTime()), spec.getLeaseTransitions(), spec.getPreferredHolder(),
-				lease.getMetadata().getResourceVersion(), lease);
+				lease.getMetadata().getUid(), lease.getMetadata().getResourceVersion(), lease);
 	}
 
 	/** client-go's MicroTime: UTC, six fractional digits. */

@@ -411,6 +411,37 @@ class ElectionEngineTest {
 		assertThat(b.engine.isLeader()).isTrue();
 	}
 
+	@Test
+	void aLeaseDeletedAndCreatedAgainWithoutHolderUnderACutOffLeaderIsNotTakenWhileTheLeaderMayLead() {
+		Replica a = leader("a");
+		Replica watching = follower(replica("b"));
+		Replica polling = replica("c");
+		polling.connection.allowWatching(false);
+		follower(polling);
+		this.time.advance(Duration.ofSeconds(1));
+		a.connection.blackHole();
+		// a tool deletes the Lease and applies it again, empty but for a release's fields
+		this.leases.delete();
+		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 0));
+		long recreatedAt = this.time.nanoTime();
+		awaitNewLeader(List.of(a, watching, polling), a.token());
+		assertThat(this.time.nanoTime() - recreatedAt).isGreaterThanOrEqualTo(LEASE_DURATION.toNanos());
+	}
+
+	@Test
+	void aLeaseWithoutHolderThatWasNotReleasedIsTakenOnlyOnceUnchangedForALeaseDuration() {
+		// no times, no duration: written by hand or a tool, not by a holder releasing it
+		this.leases.edit((none) -> LeaseRecord.of("", null, null, null, null));
+		Replica a = replica("a");
+		a.start();
+		this.time.runDue();
+		long firstSeen = this.time.nanoTime();
+		this.time.advanceTo(firstSeen + LEASE_DURATION.toNanos() - 1);
+		assertThat(a.engine.isLeader()).isFalse();
+		this.time.advanceTo(firstSeen + LEASE_DURATION.toNanos());
+		assertThat(a.engine.isLeader()).isTrue();
+	}
+
 	// ---- fencing tokens
 
 	@Test
@@ -970,7 +1001,7 @@ class ElectionEngineTest {
 
 	private static LeaseRecord preferring(LeaseRecord record, String preferredHolder) {
 		return new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(), record.acquireTime(),
-				record.renewTime(), record.leaseTransitions(), preferredHolder, null, null);
+				record.renewTime(), record.leaseTransitions(), preferredHolder, null, null, null);
 	}
 
 	/** Advances until exactly one replica leads with another token, checking on every step that no two lead. */

@@ -19,6 +19,9 @@ final class InMemoryLeases {
 
 	private long version;
 
+	/** Counts the Lease objects created, for their uids. */
+	private long objects;
+
 	private final List<String> requests = new ArrayList<>();
 
 	private final List<Watcher> watchers = new ArrayList<>();
@@ -117,8 +120,9 @@ final class InMemoryLeases {
 	/** The record as stored: a new resourceVersion, from one counter that deletion does not reset. */
 	private LeaseRecord withVersion(LeaseRecord record) {
 		String version = (this.opaqueVersions ? "v" : "") + (++this.version);
+		String uid = (this.stored != null) ? this.stored.uid() : "uid-" + (++this.objects);
 		return new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(), record.acquireTime(),
-				record.renewTime(), record.leaseTransitions(), record.preferredHolder(), version, null);
+				record.renewTime(), record.leaseTransitions(), record.preferredHolder(), uid, version, null);
 	}
 
 	/** A replica's view of the Lease, where faults are injected. */

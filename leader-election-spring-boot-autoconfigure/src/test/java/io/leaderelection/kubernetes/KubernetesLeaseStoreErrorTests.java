@@ -47,7 +47,7 @@ class KubernetesLeaseStoreErrorTests {
 
 	private static final Instant T0 = Instant.parse("2026-11-21T14:51:52Z");
 
-	private static final LeaseRecord MINE = new LeaseRecord("pod-a", 15, T0, T0, 0, null, "41", null);
+	private static final LeaseRecord MINE = new LeaseRecord("pod-a", 15, T0, T0, 0, null, null, "41", null);
 
 	private KubernetesMockServer server;
 
@@ -355,7 +355,7 @@ class KubernetesLeaseStoreErrorTests {
 		this.server.expect().put().withPath(OBJECT).andReturn(200, lease()).once();
 
 		this.store.create(MINE, TIMEOUT).get(10, TimeUnit.SECONDS);
-		this.store.update(new LeaseRecord("pod-a", 15, T0, T0.plusSeconds(2), 0, null, "42", null), TIMEOUT)
+		this.store.update(new LeaseRecord("pod-a", 15, T0, T0.plusSeconds(2), 0, null, null, "42", null), TIMEOUT)
 			.get(10, TimeUnit.SECONDS);
 
 		ObjectMapper json = new ObjectMapper();

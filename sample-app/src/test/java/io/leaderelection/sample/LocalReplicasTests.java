@@ -28,7 +28,8 @@ import static org.awaitility.Awaitility.await;
  */
 class LocalReplicasTests {
 
-	private static final Duration TIMEOUT = Duration.ofSeconds(20);
+	/** The local API server starts empty: the first leader creates the Lease a lease duration (15s) later. */
+	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
 	private final TestRestTemplate http = new TestRestTemplate();
 
