@@ -455,7 +455,7 @@ final class Election {
 				waitFor(Math.min(pollDelay(), untilMissingLongEnough));
 			}
 		}
-		else if (this.identityConflict == null && (this.ownWrites.wrote(seen) || releasedForUs(seen))) {
+		else if (this.identityConflict == null && (this.ownWrites.claimableAtOnce(seen) || releasedForUs(seen))) {
 			claim(seen, seen.transitions() + 1);
 		}
 		else {
@@ -724,6 +724,7 @@ final class Election {
 					this.settings.name(), cause);
 		}
 		this.term = null;
+		this.ownWrites.termEnded();
 		if (this.running) {
 			scheduleAttempt(retryDelayNanos);
 		}
@@ -913,6 +914,7 @@ final class Election {
 	/** No term is held any more: renewals stop. */
 	private void dropTerm() {
 		this.term = null;
+		this.ownWrites.termEnded();
 		abandonAttempts();
 	}
 
@@ -1226,34 +1228,59 @@ final class Election {
 	}
 
 	/**
-	 * The renewTimes this process sent naming itself: a version naming our identity is ours
-	 * only if it carries one of them, whether or not its write was answered. Two processes would
-	 * have to write the same microsecond for one to take the other's version for its own.
+	 * The renewTimes this process sent naming itself: a version naming our identity is ours only
+	 * if it carries one of them, whether or not its write was answered. Two processes would have
+	 * to write the same microsecond for one to take the other's version for its own.
+	 * <p>
+	 * A version of ours written since the last term ended (a claim whose answer was lost) is
+	 * claimed again at once; one written in a term that has ended is not: the calls of that term
+	 * may still run, so it waits to expire like anybody's.
 	 */
 	private final class OwnWrites {
 
 		/** More than the writes one term can leave unanswered before its gate closes. */
 		private static final int REMEMBERED = 64;
 
-		private final Deque<Instant> renewTimes = new ArrayDeque<>();
+		private final Deque<Sent> sent = new ArrayDeque<>();
+
+		/** Counts the terms ended. */
+		private long termsEnded;
 
 		void sent(LeaseRecord record) {
-			if (this.renewTimes.size() == REMEMBERED) {
-				this.renewTimes.removeFirst();
+			if (this.sent.size() == REMEMBERED) {
+				this.sent.removeFirst();
 			}
-			this.renewTimes.addLast(record.renewTime());
+			this.sent.addLast(new Sent(record.renewTime(), this.termsEnded));
+		}
+
+		void termEnded() {
+			this.termsEnded++;
 		}
 
 		boolean wrote(LeaseRecord version) {
+			return find(version) != null;
+		}
+
+		/** Whether the version is ours and written since the last term ended. */
+		boolean claimableAtOnce(LeaseRecord version) {
+			Sent write = find(version);
+			return write != null && write.termsEndedBefore == this.termsEnded;
+		}
+
+		private Sent find(LeaseRecord version) {
 			if (!version.isHeldBy(Election.this.identity)) {
-				return false;
+				return null;
 			}
-			for (Instant sent : this.renewTimes) {
-				if (LeaseRecord.sameInstant(sent, version.renewTime())) {
-					return true;
+			for (Sent write : this.sent) {
+				if (LeaseRecord.sameInstant(write.renewTime, version.renewTime())) {
+					return write;
 				}
 			}
-			return false;
+			return null;
+		}
+
+		private record Sent(Instant renewTime, long termsEndedBefore) {
+
 		}
 
 	}

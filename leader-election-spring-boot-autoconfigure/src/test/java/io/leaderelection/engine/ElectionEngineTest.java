@@ -708,6 +708,27 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void aTermLostWhileItsCallsRunIsNotTakenAgainAtOnceFromItsOwnLastWrite() {
+		Replica a = leader("a");
+		a.calls.enter("default", false, "long-job");
+		// renewals are written but never answered: the gate closes at the renew deadline
+		a.connection.dropAnswers();
+		// the link heals the moment the gate closes: the next read finds the last renewal written
+		a.onRevoked = a.connection::heal;
+		this.time.advance(RENEW_DEADLINE.plus(Duration.ofMillis(1)));
+		assertThat(a.events).last().isEqualTo("revoked RENEW_DEADLINE_PASSED");
+		LeaseRecord lastWrite = this.leases.stored();
+		assertThat(lastWrite.holderIdentity()).isEqualTo("a");
+		long writtenAt = this.time.nanoTimeAt(lastWrite.renewTime());
+		while (!a.engine.isLeader()) {
+			this.time.advance(Duration.ofMillis(1));
+		}
+		// like any successor, only once its last write was unchanged for a lease duration
+		assertThat(this.time.nanoTime() - writtenAt).isGreaterThanOrEqualTo(LEASE_DURATION.toNanos());
+		assertThat(a.engine.health("default").identityConflict()).isNull();
+	}
+
+	@Test
 	void aReleaseThatConflictsWithAnotherProcessWritingOurIdentityLeavesThatTermAlone() {
 		Replica a = leader("a");
 		Instant later = wallNow().plusSeconds(5);

@@ -168,6 +168,14 @@ final class InMemoryLeases {
 
 		void heal() {
 			this.fault = Fault.NONE;
+			synchronized (this) {
+				this.answersToDrop = 0;
+			}
+		}
+
+		/** From now on requests are served, but their answers never come back. */
+		synchronized void dropAnswers() {
+			this.answersToDrop = Integer.MAX_VALUE;
 		}
 
 		/**

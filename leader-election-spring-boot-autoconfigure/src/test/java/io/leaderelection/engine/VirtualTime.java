@@ -60,6 +60,11 @@ final class VirtualTime implements MonotonicClock, ElectionScheduler {
 		advanceTo(this.now);
 	}
 
+	/** The virtual time at which an unshifted wall clock read the given instant. */
+	long nanoTimeAt(Instant wallTime) {
+		return Duration.between(EPOCH, wallTime).toNanos();
+	}
+
 	/** A wall clock that follows virtual time, shifted by the given offset. */
 	Clock wallClock(Duration offset) {
 		return new Clock() {
