@@ -314,6 +314,7 @@ final class Election {
 		this.listener.renewed(this.settings.name(), failure == null, now() - sentAt);
 		if (failure == null) {
 			succeeded();
+			this.ownWrites.answered(stored);
 			observe(stored, sentAt);
 			this.term = this.term.renewedAt(sentAt);
 			scheduleAttempt(sentAt + this.retryPeriodNanos - now());
@@ -654,6 +655,7 @@ final class Election {
 			return;
 		}
 		succeeded();
+		this.ownWrites.answered(stored);
 		observe(stored, sentAt);
 		Term won = newTerm(stored, sentAt);
 		if (sent.giveBack != null) {
@@ -1238,19 +1240,32 @@ final class Election {
 	 */
 	private final class OwnWrites {
 
-		/** More than the writes one term can leave unanswered before its gate closes. */
-		private static final int REMEMBERED = 64;
+		/** Far more than a term can send unanswered before its gate closes. */
+		private static final int MOST_UNANSWERED = 1024;
 
-		private final Deque<Sent> sent = new ArrayDeque<>();
+		/** The last write known to be stored: every write sent before it can no longer be. */
+		private Sent answered;
+
+		/** The writes sent since, whose answer is not known: any of them may be stored. */
+		private final Deque<Sent> unanswered = new ArrayDeque<>();
 
 		/** Counts the terms ended. */
 		private long termsEnded;
 
 		void sent(LeaseRecord record) {
-			if (this.sent.size() == REMEMBERED) {
-				this.sent.removeFirst();
+			if (this.unanswered.size() == MOST_UNANSWERED) {
+				this.unanswered.removeFirst();
 			}
-			this.sent.addLast(new Sent(record.renewTime(), this.termsEnded));
+			this.unanswered.addLast(new Sent(record.renewTime(), this.termsEnded));
+		}
+
+		/** The write that stored this version was answered: the ones sent before it were not applied. */
+		void answered(LeaseRecord stored) {
+			Sent write = find(stored);
+			if (write != null) {
+				this.answered = write;
+				this.unanswered.clear();
+			}
 		}
 
 		void termEnded() {
@@ -1271,8 +1286,11 @@ final class Election {
 			if (!version.isHeldBy(Election.this.identity)) {
 				return null;
 			}
-			for (Sent write : this.sent) {
-				if (LeaseRecord.sameInstant(write.renewTime, version.renewTime())) {
+			if (this.answered != null && this.answered.wrote(version)) {
+				return this.answered;
+			}
+			for (Sent write : this.unanswered) {
+				if (write.wrote(version)) {
 					return write;
 				}
 			}
@@ -1281,8 +1299,11 @@ final class Election {
 
 		private record Sent(Instant renewTime, long termsEndedBefore) {
 
-		}
+			boolean wrote(LeaseRecord version) {
+				return LeaseRecord.sameInstant(this.renewTime, version.renewTime());
+			}
 
+		}
 	}
 
 }
