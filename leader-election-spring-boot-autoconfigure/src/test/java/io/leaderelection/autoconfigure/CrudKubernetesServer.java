@@ -72,14 +72,19 @@ public final class CrudKubernetesServer implements AutoCloseable, AfterAllCallba
 	 * after it was seen missing for a lease duration.
 	 */
 	public void createReleased(String namespace, String name) {
+		createHeld(namespace, name, "", 1);
+	}
+
+	/** Creates the Lease as its holder writes it when it acquires it, renewed now. */
+	public void createHeld(String namespace, String name, String holderIdentity, int leaseDurationSeconds) {
 		ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
 		create(new LeaseBuilder().withNewMetadata()
 			.withNamespace(namespace)
 			.withName(name)
 			.endMetadata()
 			.withNewSpec()
-			.withHolderIdentity("")
-			.withLeaseDurationSeconds(1)
+			.withHolderIdentity(holderIdentity)
+			.withLeaseDurationSeconds(leaseDurationSeconds)
 			.withAcquireTime(now)
 			.withRenewTime(now)
 			.withLeaseTransitions(0)

@@ -357,11 +357,7 @@ class ElectionEngineTest {
 		this.time.advance(Duration.ofSeconds(1));
 		a.connection.blackHole();
 		this.leases.delete();
-		long deletedAt = this.time.nanoTime();
-		Replica next = awaitNewLeader(List.of(a, b), a.token());
-		assertThat(next).isSameAs(b);
-		assertThat(this.time.nanoTime() - deletedAt).isGreaterThanOrEqualTo(LEASE_DURATION.toNanos());
-		assertThat(b.token()).isGreaterThan(a.lastToken());
+		assertTakesOverALeaseDurationAfter(this.time.nanoTime(), a, b);
 	}
 
 	@Test
@@ -373,11 +369,7 @@ class ElectionEngineTest {
 		Replica c = replica("c");
 		c.start();
 		this.time.runDue();
-		long readNothingAt = this.time.nanoTime();
-		Replica next = awaitNewLeader(List.of(a, c), a.token());
-		assertThat(next).isSameAs(c);
-		assertThat(this.time.nanoTime() - readNothingAt).isGreaterThanOrEqualTo(LEASE_DURATION.toNanos());
-		assertThat(c.token()).isGreaterThan(a.lastToken());
+		assertTakesOverALeaseDurationAfter(this.time.nanoTime(), a, c);
 	}
 
 	@Test
@@ -1023,6 +1015,18 @@ class ElectionEngineTest {
 	private static LeaseRecord preferring(LeaseRecord record, String preferredHolder) {
 		return new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(), record.acquireTime(),
 				record.renewTime(), record.leaseTransitions(), preferredHolder, null, null, null);
+	}
+
+	/**
+	 * Advances, checking on every step that no two lead, until the successor takes over from
+	 * the cut-off leader: no earlier than a lease duration after the given moment, with a higher
+	 * fencing token.
+	 */
+	private void assertTakesOverALeaseDurationAfter(long since, Replica cutOff, Replica successor) {
+		Replica next = awaitNewLeader(List.of(cutOff, successor), cutOff.token());
+		assertThat(next).isSameAs(successor);
+		assertThat(this.time.nanoTime() - since).isGreaterThanOrEqualTo(LEASE_DURATION.toNanos());
+		assertThat(successor.token()).isGreaterThan(cutOff.lastToken());
 	}
 
 	/** Advances until exactly one replica leads with another token, checking on every step that no two lead. */

@@ -1,12 +1,9 @@
 package io.leaderelection.autoconfigure.leaderonly;
 
 import java.time.Duration;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
@@ -77,19 +74,7 @@ final class Replicas {
 	 * campaigns for it stays a follower for the whole test.
 	 */
 	static void holdForAnHour(CrudKubernetesServer server, String leaseName, String holderIdentity) {
-		ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
-		server.create(new LeaseBuilder().withNewMetadata()
-			.withNamespace(NAMESPACE)
-			.withName(leaseName)
-			.endMetadata()
-			.withNewSpec()
-			.withHolderIdentity(holderIdentity)
-			.withLeaseDurationSeconds(3600)
-			.withAcquireTime(now)
-			.withRenewTime(now)
-			.withLeaseTransitions(0)
-			.endSpec()
-			.build());
+		server.createHeld(NAMESPACE, leaseName, holderIdentity, 3600);
 	}
 
 	/** The Lease of the given name in {@link #NAMESPACE}, as stored. */
