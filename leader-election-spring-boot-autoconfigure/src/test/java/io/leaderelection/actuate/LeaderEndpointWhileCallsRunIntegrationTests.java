@@ -107,7 +107,7 @@ class LeaderEndpointWhileCallsRunIntegrationTests {
 
 			// held, and renewed, for longer than a lease duration while the call runs
 			Lease held = lease();
-			await().during(LEASE_DURATION.plusMillis(500))
+			await("the Lease held by the replica while the call runs").during(LEASE_DURATION.plusMillis(500))
 				.atMost(LEASE_DURATION.plusSeconds(2))
 				.until(() -> lease().getSpec().getHolderIdentity(), "calls-leader"::equals);
 			assertThat(lease().getSpec().getRenewTime()).as("renewTime while the call runs")
@@ -118,7 +118,7 @@ class LeaderEndpointWhileCallsRunIntegrationTests {
 			reportRelease.countDown();
 		}
 		assertThat(report.join().getBody()).isEqualTo("report done");
-		await().atMost(WAIT).until(() -> lease().getSpec().getHolderIdentity(), String::isEmpty);
+		await("the Lease released").atMost(WAIT).until(() -> lease().getSpec().getHolderIdentity(), String::isEmpty);
 		assertThat(lease().getSpec().getLeaseDurationSeconds()).as("leaseDurationSeconds of the release").isOne();
 		JsonNode healthAfter = this.replica.getJson("/actuator/health/leaderElection");
 		assertThat(healthAfter.at("/details/elections/default").has("lastRelease"))

@@ -82,14 +82,16 @@ class LeaderEventLanesTests {
 				LeaderElector elector = context.getBean(LeaderElector.class);
 				LeaderEvents events = context.getBean(LeaderEvents.class);
 				GatedWorkOfB gatedB = context.getBean(GatedWorkOfB.class);
-				await().atMost(WAIT).until(() -> elector.isLeader("b"));
+				await("b leads").atMost(WAIT).until(() -> elector.isLeader("b"));
 				long bLeadsAt = System.nanoTime();
 
-				await().atMost(PROMPTLY).until(() -> events.heard("b", OnGrantedEvent.class) && gatedB.isRunning());
+				await("b's OnGrantedEvent heard and b's gated bean started").atMost(PROMPTLY)
+					.until(() -> events.heard("b", OnGrantedEvent.class) && gatedB.isRunning());
 
 				elector.stepDown("b");
 				long bSteppedDownAt = System.nanoTime();
-				await().atMost(PROMPTLY).until(() -> events.heard("b", OnRevokedEvent.class) && !gatedB.isRunning());
+				await("b's OnRevokedEvent heard and b's gated bean stopped").atMost(PROMPTLY)
+					.until(() -> events.heard("b", OnRevokedEvent.class) && !gatedB.isRunning());
 
 				assertThat(Duration.ofNanos(events.firstHeardAt("b", OnGrantedEvent.class) - bLeadsAt))
 					.as("from b's gate opening (as seen by the test) to its OnGrantedEvent")
@@ -127,7 +129,7 @@ class LeaderEventLanesTests {
 				GatedWorkOfA gatedA = context.getBean(GatedWorkOfA.class);
 				SlowCallsOfA calls = context.getBean(SlowCallsOfA.class);
 				// started on a's work lane, not behind its blocked listener
-				await().atMost(PROMPTLY).until(gatedA::isRunning);
+				await("a's gated bean started").atMost(PROMPTLY).until(gatedA::isRunning);
 				Future<String> call = this.callers.submit(calls::sleepForAMinute);
 				assertThat(calls.entered().await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the call started").isTrue();
 
@@ -136,7 +138,7 @@ class LeaderEventLanesTests {
 
 				assertThat(elector.isLeader("a")).as("a's gate after the step-down").isFalse();
 				assertThat(call.get(PROMPTLY.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("interrupted");
-				await().atMost(PROMPTLY).until(() -> !gatedA.isRunning());
+				await("a's gated bean stopped").atMost(PROMPTLY).until(() -> !gatedA.isRunning());
 				assertThat(Duration.ofNanos(gatedA.stoppedAt() - steppedDownAt))
 					.as("from a's step-down to its gated bean stopping")
 					.isLessThan(PROMPTLY);
@@ -145,11 +147,11 @@ class LeaderEventLanesTests {
 					.isFalse();
 				assertThat(blocking.returned).as("a's grant listener returned").isFalse();
 				// the interrupted call has ended, so the release was written
-				await().atMost(WAIT)
+				await("a's Lease released").atMost(WAIT)
 					.until(() -> server.lease(NAMESPACE, prefix + "-a").getSpec().getHolderIdentity(), String::isEmpty);
 
 				blocking.unblock.countDown();
-				await().atMost(WAIT).until(() -> events.heard("a", OnRevokedEvent.class));
+				await("a's OnRevokedEvent heard").atMost(WAIT).until(() -> events.heard("a", OnRevokedEvent.class));
 				assertThat(events.firstHeardAt("a", OnRevokedEvent.class))
 					.as("a's OnRevokedEvent, after a's grant listener returned")
 					.isGreaterThan(blocking.returnedAt);

@@ -455,12 +455,12 @@ class NeverTwoLeadersIntegrationTest {
 	}
 
 	private Replica awaitLeader() {
-		await().atMost(ELECTION_TIMEOUT).until(() -> this.replicas.stream().anyMatch(Replica::isLeader));
+		await("a leader").atMost(ELECTION_TIMEOUT).until(() -> this.replicas.stream().anyMatch(Replica::isLeader));
 		return this.replicas.stream().filter(Replica::isLeader).findFirst().orElseThrow();
 	}
 
 	private Replica awaitLeaderOtherThan(Replica previous) {
-		await().atMost(ELECTION_TIMEOUT)
+		await("a leader other than " + previous).atMost(ELECTION_TIMEOUT)
 			.until(() -> this.replicas.stream().anyMatch((replica) -> replica != previous && replica.isLeader()));
 		return this.replicas.stream()
 			.filter((replica) -> replica != previous && replica.isLeader())

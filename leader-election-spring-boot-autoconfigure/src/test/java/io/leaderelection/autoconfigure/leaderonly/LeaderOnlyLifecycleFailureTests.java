@@ -48,7 +48,8 @@ class LeaderOnlyLifecycleFailureTests {
 			.run((context) -> {
 				Replicas.awaitLeader(context, "default");
 				FailsToStartOnce poller = context.getBean(FailsToStartOnce.class);
-				await().atMost(Replicas.WAIT).until(() -> gatedWorkFailure(context) != null);
+				await("gatedWorkFailure in the health details").atMost(Replicas.WAIT)
+					.until(() -> gatedWorkFailure(context) != null);
 
 				Health failed = health(context);
 				assertThat(failed.getStatus()).isEqualTo(Status.UP);
@@ -66,11 +67,11 @@ class LeaderOnlyLifecycleFailureTests {
 
 				Replicas.awaitLeader(context, "default");
 				long grantedAgainAt = System.nanoTime();
-				await().atMost(Replicas.WAIT).until(poller::isRunning);
+				await("the bean started at the next grant").atMost(Replicas.WAIT).until(poller::isRunning);
 				assertThat(Duration.ofNanos(grantedAgainAt - steppedDownAt)).as("time out of the election")
 					.isGreaterThanOrEqualTo(LEASE_DURATION);
 				assertThat(poller.starts()).isEqualTo(2);
-				await().atMost(Replicas.WAIT).until(() -> gatedWorkFailure(context) == null);
+				await("gatedWorkFailure cleared").atMost(Replicas.WAIT).until(() -> gatedWorkFailure(context) == null);
 				assertThat(electionDetails(context)).doesNotContainKey("gatedWorkFailure");
 			});
 	}
