@@ -111,6 +111,7 @@ class NeverTwoLeadersIntegrationTest {
 		gates = new GateHistory();
 		heldJobRelease = new CountDownLatch(1);
 		YieldOnFirstGrantWhileTheJobRuns.armed.set(false);
+		YieldOnFirstGrantWhileTheJobRuns.yielder = null;
 		this.server = CrudApiServer.start();
 		this.reactor = new NioReactor();
 		this.kubectl = this.server.client("kubectl");
@@ -153,8 +154,8 @@ class NeverTwoLeadersIntegrationTest {
 		deleteLease();
 
 		Replica successor = awaitLeaderOtherThan(leader);
-		await().atMost(ELECTION_TIMEOUT).until(() -> ranAJob(successor.name()));
-		Interval takeover = firstGateOf(successor.name());
+		await().atMost(ELECTION_TIMEOUT).until(() -> ranAJob(successor.name(), deletionSentAt));
+		Interval takeover = gateOpenedSince(successor.name(), deletionSentAt);
 		System.out.printf("deletion under cut-off %s -> %s's gate: %d ms, token %d -> %d%n", leader, successor,
 				millis(takeover.openedAt - deletionSentAt), leaderToken, takeover.fencingToken);
 		SoftAssertions.assertSoftly((softly) -> {
@@ -183,20 +184,25 @@ class NeverTwoLeadersIntegrationTest {
 
 		cutOff(leader);
 		deleteLease();
-		long lateStartAt = System.nanoTime();
-		Replica late = startReplica("late", Map.of(), LeaderJobs.class);
+		long firstAskedAt;
+		try (FirstLeaseRequest firstRequest = new FirstLeaseRequest(this.server, "late")) {
+			startReplica("late", Map.of(), LeaderJobs.class);
+			firstAskedAt = firstRequest.awaitSeenAt();
+		}
+		Replica late = this.replicas.get(this.replicas.size() - 1);
 
 		await().atMost(ELECTION_TIMEOUT).until(late::isLeader);
-		await().atMost(ELECTION_TIMEOUT).until(() -> ranAJob(late.name()));
-		Interval takeover = firstGateOf(late.name());
-		System.out.printf("start of the late replica -> its gate: %d ms, token %d -> %d%n",
-				millis(takeover.openedAt - lateStartAt), leaderToken, takeover.fencingToken);
+		await().atMost(ELECTION_TIMEOUT).until(() -> ranAJob(late.name(), firstAskedAt));
+		Interval takeover = gateOpenedSince(late.name(), firstAskedAt);
+		System.out.printf("first request of the late replica -> its gate: %d ms, token %d -> %d%n",
+				millis(takeover.openedAt - firstAskedAt), leaderToken, takeover.fencingToken);
 		SoftAssertions.assertSoftly((softly) -> {
 			softly.check(() -> gates.assertNoOverlap(ELECTION));
 			assertNoTwoReplicasRanAtOnce(softly, ticks.runs());
-			softly.assertThat(Duration.ofNanos(takeover.openedAt - lateStartAt))
-				.as("time from the late replica's start to its gate opening")
-				.isGreaterThanOrEqualTo(LEASE_DURATION);
+			// the poller sees a request a few milliseconds after the server got it
+			softly.assertThat(Duration.ofNanos(takeover.openedAt - firstAskedAt))
+				.as("time from the late replica's first request about the Lease to its gate opening")
+				.isGreaterThanOrEqualTo(LEASE_DURATION.minus(FirstLeaseRequest.POLL_SLACK));
 			softly.assertThat(takeover.fencingToken)
 				.as("fencing token of the late replica, against the cut-off leader's %d", leaderToken)
 				.isGreaterThan(leaderToken);
@@ -227,19 +233,27 @@ class NeverTwoLeadersIntegrationTest {
 
 	/**
 	 * The same through Spring Integration's {@code Context.yield()}, called from an
-	 * {@code OnGrantedEvent} listener that has just started the one-second job.
+	 * {@code OnGrantedEvent} listener that has just started the one-second job. Three replicas, so
+	 * that once every one of them follows, the first leader steps down (and stays out) and the
+	 * grant that yields has a third replica waiting to take over.
 	 */
 	@Test
 	void aYieldFromAGrantListenerDuringAJobHandsOverOnlyAfterTheJobEnded() {
-		YieldOnFirstGrantWhileTheJobRuns.armed.set(true);
 		startReplica("yield-1", Map.of(), LeaderJobs.class, YieldOnFirstGrantWhileTheJobRuns.class);
 		startReplica("yield-2", Map.of(), LeaderJobs.class, YieldOnFirstGrantWhileTheJobRuns.class);
-		await().atMost(ELECTION_TIMEOUT).until(() -> YieldOnFirstGrantWhileTheJobRuns.yielder != null);
+		startReplica("yield-3", Map.of(), LeaderJobs.class, YieldOnFirstGrantWhileTheJobRuns.class);
+		Replica first = awaitLeader();
+		await().atMost(ELECTION_TIMEOUT).until(() -> this.replicas.stream()
+			.allMatch((replica) -> first.name().equals(replica.elector().status(ELECTION).holderIdentity())));
+		YieldOnFirstGrantWhileTheJobRuns.armed.set(true);
+		first.elector().stepDown(ELECTION);
+
+		await("a grant that yields").atMost(ELECTION_TIMEOUT)
+			.until(() -> YieldOnFirstGrantWhileTheJobRuns.yielder != null);
 		Replica yielder = this.replicas.stream()
 			.filter((replica) -> replica.name().equals(YieldOnFirstGrantWhileTheJobRuns.yielder))
 			.findFirst()
 			.orElseThrow();
-
 		Replica successor = awaitLeaderOtherThan(yielder);
 		assertHandedOverOnlyAfterTheJobEnded(yielder.name(), jobs(yielder), successor.name());
 	}
@@ -311,10 +325,11 @@ class NeverTwoLeadersIntegrationTest {
 			this.replicas.remove(leader);
 
 			await().atMost(ELECTION_TIMEOUT).until(successor::isLeader);
+			await().atMost(ELECTION_TIMEOUT).until(() -> ranAJob(successor.name(), closingAt));
 			boolean jobRanPastTheTakeover = !job.isDone();
 			heldJobRelease.countDown();
 			await().atMost(ELECTION_TIMEOUT).until(job::isDone);
-			Interval takeover = firstGateOf(successor.name());
+			Interval takeover = gateOpenedSince(successor.name(), closingAt);
 			long jobEndedAt = leaderJobs.longJobEndedAt();
 			List<LeaseTimeline.Version> releasesWhileTheJobRan = timeline.versions()
 				.stream()
@@ -341,7 +356,7 @@ class NeverTwoLeadersIntegrationTest {
 				softly.assertThat(Duration.ofNanos(takeover.openedAt - lastRenewalSeenAt))
 					.as("time from the last renewal by %s to %s's gate opening", leader, successor)
 					.isGreaterThanOrEqualTo(LEASE_DURATION.minus(RETRY_PERIOD));
-				softly.assertThat(firstRunOf(successor.name()).startedAt())
+				softly.assertThat(runStartedSince(successor.name(), closingAt).startedAt())
 					.as("start of %s's first job, against the last renewal plus a lease duration", successor)
 					.isGreaterThanOrEqualTo(lastRenewalSeenAt + LEASE_DURATION.minus(RETRY_PERIOD).toNanos());
 			});
@@ -390,9 +405,10 @@ class NeverTwoLeadersIntegrationTest {
 	 */
 	private void assertHandedOverOnlyAfterTheJobEnded(String leader, LeaderJobs leaderJobs, String successor) {
 		await().atMost(ELECTION_TIMEOUT).until(() -> leaderJobs.longJobEndedAt() != 0);
-		await().atMost(ELECTION_TIMEOUT).until(() -> ranAJob(successor));
+		await().atMost(ELECTION_TIMEOUT).until(() -> ranAJob(successor, leaderJobs.longJobStartedAt()));
+		long jobStartedAt = leaderJobs.longJobStartedAt();
 		long jobEndedAt = leaderJobs.longJobEndedAt();
-		Interval takeover = firstGateOf(successor);
+		Interval takeover = gateOpenedSince(successor, jobStartedAt);
 		System.out.printf("end of %s's job -> %s's gate: %d ms%n", leader, successor,
 				millis(takeover.openedAt - jobEndedAt));
 		SoftAssertions.assertSoftly((softly) -> {
@@ -402,7 +418,7 @@ class NeverTwoLeadersIntegrationTest {
 				.as("from the end of %s's job to the opening of %s's gate (negative: opened while the job ran)",
 						leader, successor)
 				.isPositive();
-			softly.assertThat(Duration.ofNanos(firstRunOf(successor).startedAt() - jobEndedAt))
+			softly.assertThat(Duration.ofNanos(runStartedSince(successor, jobStartedAt).startedAt() - jobEndedAt))
 				.as("from the end of %s's job to the start of %s's first job", leader, successor)
 				.isPositive();
 		});
@@ -424,28 +440,31 @@ class NeverTwoLeadersIntegrationTest {
 		}
 	}
 
-	private static Interval firstGateOf(String replica) {
+	/** The first gate the replica opened at or after the given time. */
+	private static Interval gateOpenedSince(String replica, long since) {
 		return gates.intervals()
 			.stream()
-			.filter((interval) -> interval.replica.equals(replica))
+			.filter((interval) -> interval.replica.equals(replica) && interval.openedAt - since >= 0)
 			.findFirst()
-			.orElseThrow(() -> new AssertionError(replica + " never opened its gate: " + gates.intervals()));
+			.orElseThrow(() -> new AssertionError(replica + " opened no gate since " + since + ": "
+					+ gates.intervals()));
 	}
 
 	private static long millis(long nanos) {
 		return TimeUnit.NANOSECONDS.toMillis(nanos);
 	}
 
-	private static boolean ranAJob(String replica) {
-		return ticks.runs().stream().anyMatch((run) -> run.replica().equals(replica));
+	private static boolean ranAJob(String replica, long since) {
+		return ticks.runs().stream().anyMatch((run) -> run.replica().equals(replica) && run.startedAt() - since >= 0);
 	}
 
-	private static Run firstRunOf(String replica) {
+	/** The first run of the replica's scheduled job that started at or after the given time. */
+	private static Run runStartedSince(String replica, long since) {
 		return ticks.runs()
 			.stream()
-			.filter((run) -> run.replica().equals(replica))
+			.filter((run) -> run.replica().equals(replica) && run.startedAt() - since >= 0)
 			.min(Comparator.comparingLong(Run::startedAt))
-			.orElseThrow(() -> new AssertionError(replica + " never ran its job"));
+			.orElseThrow(() -> new AssertionError(replica + " ran no job since " + since));
 	}
 
 	private Replica startReplica(String name, Map<String, Object> properties, Class<?>... configurations) {
@@ -523,6 +542,8 @@ class NeverTwoLeadersIntegrationTest {
 
 		private final CountDownLatch longJobEntered = new CountDownLatch(1);
 
+		private volatile long longJobStartedAt;
+
 		private volatile long longJobEndedAt;
 
 		LeaderJobs(LeaderElector elector, ApplicationContext context) {
@@ -546,6 +567,7 @@ class NeverTwoLeadersIntegrationTest {
 		/** Takes a second. */
 		@LeaderOnly
 		public void oneSecondJob() {
+			this.longJobStartedAt = System.nanoTime();
 			this.longJobEntered.countDown();
 			try {
 				Thread.sleep(1000);
@@ -561,6 +583,7 @@ class NeverTwoLeadersIntegrationTest {
 		/** Runs until the test lets it end (at most 30 seconds). */
 		@LeaderOnly
 		public void heldJob() {
+			this.longJobStartedAt = System.nanoTime();
 			this.longJobEntered.countDown();
 			try {
 				heldJobRelease.await(30, TimeUnit.SECONDS);
@@ -583,6 +606,11 @@ class NeverTwoLeadersIntegrationTest {
 			}
 		}
 
+		/** When the long job started; 0 before it ran. */
+		long longJobStartedAt() {
+			return this.longJobStartedAt;
+		}
+
 		/** When the long job ended; 0 while it runs or before it ran. */
 		long longJobEndedAt() {
 			return this.longJobEndedAt;
@@ -591,7 +619,7 @@ class NeverTwoLeadersIntegrationTest {
 	}
 
 	/**
-	 * On the first grant of the test, anywhere: starts the one-second job and, once it runs,
+	 * On the first grant once armed, on any replica: starts the one-second job and, once it runs,
 	 * yields through the event's {@code Context}.
 	 */
 	@Configuration(proxyBeanMethods = false)
@@ -630,6 +658,62 @@ class NeverTwoLeadersIntegrationTest {
 		@Bean
 		ElectionListener gateRecorder(@Value("${leader.election.identity}") String identity) {
 			return gates.recorderFor(identity);
+		}
+
+	}
+
+	/**
+	 * When the API server was first asked about the Lease by one client, as a poller of the
+	 * server's request log sees it: that client cannot have learned the Lease is missing before.
+	 */
+	static final class FirstLeaseRequest implements AutoCloseable {
+
+		/** How much later than the server the poller may see a request. */
+		static final Duration POLL_SLACK = Duration.ofMillis(100);
+
+		private final CountDownLatch seen = new CountDownLatch(1);
+
+		private final Thread poller;
+
+		private volatile long seenAt;
+
+		FirstLeaseRequest(CrudApiServer server, String client) {
+			this.poller = new Thread(() -> {
+				try {
+					while (this.seen.getCount() > 0) {
+						for (String request : server.takeRequests()) {
+							if (request.startsWith(client + " ") && request.contains("/leases")) {
+								this.seenAt = System.nanoTime();
+								this.seen.countDown();
+								return;
+							}
+						}
+						Thread.sleep(2);
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}, "first-lease-request");
+			this.poller.setDaemon(true);
+			this.poller.start();
+		}
+
+		long awaitSeenAt() {
+			try {
+				assertThat(this.seen.await(ELECTION_TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+					.as("a request about the Lease").isTrue();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+			return this.seenAt;
+		}
+
+		@Override
+		public void close() {
+			this.poller.interrupt();
 		}
 
 	}
