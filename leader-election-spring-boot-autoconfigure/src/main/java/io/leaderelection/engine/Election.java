@@ -375,13 +375,14 @@ final class Election {
 	}
 
 	/**
-	 * The timeout of a leader's request sent now: half of what is left before the gate closes,
-	 * so that a request that hangs leaves time for another one. When that is too short to be of
+	 * The timeout of a leader's request sent now: what is left before the gate closes less a
+	 * retry period, or half of it when that is more, so that a request that hangs leaves time for
+	 * another one and a slow one still gets most of the time. When that is too short to be of
 	 * use, nothing is sent and leadership ends when the gate closes; 0 then.
 	 */
 	private long leaderAttemptTimeout(long now) {
 		long remaining = this.term.gateClosesAt(this.renewDeadlineNanos) - now;
-		long timeout = remaining / 2;
+		long timeout = Math.max(remaining - this.retryPeriodNanos, remaining / 2);
 		if (timeout >= this.retryPeriodNanos / SHORTEST_ATTEMPT_DIVISOR) {
 			return timeout;
 		}

@@ -146,19 +146,19 @@ class ElectionEngineTest {
 	}
 
 	@Test
-	void aRenewalThatGetsNoAnswerTimesOutInHalfWhatIsLeftSoThatAnotherAttemptFits() {
+	void aRenewalThatGetsNoAnswerTimesOutLeavingARetryPeriodSoThatAnotherAttemptFits() {
 		Replica a = leader("a");
 		this.time.advance(RETRY_PERIOD);
 		assertThat(a.renewals).containsExactly("success PT0S");
-		// the next renewal is written but its answer is lost: it times out after half of the
-		// 8 s left, and the renewal sent at once after it succeeds
+		// the next renewal is written but its answer is lost: of the 8 s left it waits 6 s, and
+		// the renewal sent at once after it succeeds
 		a.connection.dropNextAnswer();
 		for (int i = 0; i < 20_000; i++) {
 			this.time.advance(Duration.ofMillis(1));
 			assertThat(a.engine.isLeader()).as("leader at %d ms", i).isTrue();
 		}
 		// the renewal after it conflicts with its own lost write, which is read and known as ours
-		assertThat(a.renewals).startsWith("success PT0S", "failure PT4S", "failure PT0S", "success PT0S");
+		assertThat(a.renewals).startsWith("success PT0S", "failure PT6S", "failure PT0S", "success PT0S");
 		assertThat(a.events).hasSize(1);
 		assertThat(a.engine.health("default").identityConflict()).isNull();
 	}
@@ -264,12 +264,13 @@ class ElectionEngineTest {
 		a.connection.heal();
 		this.time.advance(RETRY_PERIOD);
 		assertThat(a.renewals).containsExactly("success PT0S", "failure PT0S", "success PT0S");
-		// The next renewals get no answer: each times out after half of what is left before the
-		// gate closes (8 s), and the next is sent at once, until too little is left to be of use.
+		// The next renewals get no answer: each times out leaving a retry period, or half of what
+		// is left before the gate closes (8 s), and the next is sent at once, until too little is
+		// left to be of use.
 		a.connection.blackHole();
 		this.time.advance(RENEW_DEADLINE);
-		assertThat(a.renewals).containsExactly("success PT0S", "failure PT0S", "success PT0S", "failure PT4S",
-				"failure PT2S", "failure PT1S", "failure PT0.5S", "failure PT0.25S", "failure PT0.125S");
+		assertThat(a.renewals).containsExactly("success PT0S", "failure PT0S", "success PT0S", "failure PT6S",
+				"failure PT1S", "failure PT0.5S", "failure PT0.25S", "failure PT0.125S");
 		assertThat(a.events).last().isEqualTo("revoked RENEW_DEADLINE_PASSED");
 	}
 

@@ -265,14 +265,16 @@ class NeverTwoLeadersIntegrationTest {
 	 */
 	@Test
 	void aStepDownThroughTheEndpointDuringAJobAnswersThatItWaitsAndHandsOverOnlyAfterTheJobEnded() {
-		Map<String, Object> web = new HashMap<>(Replica.FAST_TIMINGS);
+		// The web replicas' timings (renew deadline 3s): a web context starting beside the leader
+		// must not delay its renewals past the deadline, or the step-down would find no leader.
+		Map<String, Object> web = new HashMap<>(WebReplica.TIMINGS);
 		web.put("spring.application.name", "it");
 		web.put("management.endpoint.leader.access", "unrestricted");
 		web.put("spring.main.sources", LeaderJobs.class.getName() + "," + RecordGates.class.getName());
 		WebReplica leader = WebReplica.start("web-leader", this.server.client("web-leader"), web);
 		this.webReplicas.add(leader);
 		await().atMost(ELECTION_TIMEOUT).until(() -> leader.elector().isLeader());
-		Replica follower = startReplica("web-follower", Map.of(), LeaderJobs.class);
+		Replica follower = startReplica("web-follower", WebReplica.TIMINGS, LeaderJobs.class);
 		await().atMost(ELECTION_TIMEOUT)
 			.until(() -> "web-leader".equals(follower.elector().status(ELECTION).holderIdentity()));
 		LeaderJobs leaderJobs = LeaderJobs.of("web-leader");
