@@ -784,12 +784,12 @@ final class Election {
 		}
 		Release release = new Release(cause, write);
 		release.termNumber = this.term.number();
+		release.drain = CompletableFuture.allOf(workStopped, callsEnded);
 		this.lastRelease = release;
 		this.pendingRelease = release.done;
 		ElectionScheduler.Cancellable timer = this.runtime.scheduler()
 			.schedule(() -> drainRanOut(release), this.drainTimeoutNanos);
-		CompletableFuture.allOf(workStopped, callsEnded)
-			.whenComplete((ignored, failure) -> this.runtime.scheduler().execute(() -> drained(release, timer)));
+		release.drain.whenComplete((ignored, failure) -> this.runtime.scheduler().execute(() -> drained(release, timer)));
 		return release;
 	}
 
@@ -814,7 +814,8 @@ final class Election {
 	}
 
 	private synchronized void drainRanOut(Release release) {
-		if (release.settled) {
+		if (release.settled || release.drain.isDone()) {
+			// the drain ended as the time ran out: its own step releases
 			return;
 		}
 		release.settled = true;
@@ -1206,6 +1207,9 @@ final class Election {
 		private boolean write;
 
 		private long termNumber;
+
+		/** Completes once the gated work stopped and the calls under way ended. */
+		private CompletableFuture<Void> drain = CompletableFuture.completedFuture(null);
 
 		/** Whether the drain ended, or ran out; guarded by the election. */
 		private boolean settled;

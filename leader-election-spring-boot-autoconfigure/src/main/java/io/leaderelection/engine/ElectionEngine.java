@@ -38,10 +38,16 @@ public final class ElectionEngine implements LeaderElector {
 
 	private final Map<String, Election> elections = new LinkedHashMap<>();
 
+	/**
+	 * How long a release of our own accord waits for the leader work by default: Spring's default
+	 * shutdown phase (30 s) less client-go's default renew deadline (10 s), kept for the release.
+	 */
+	public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(20);
+
 	/** An engine whose elections gate no work of their own. */
 	public ElectionEngine(String identity, Collection<ElectionSettings> elections, LeaseStoreFactory stores,
 			ElectionRuntime runtime, List<ElectionListener> listeners) {
-		this(identity, elections, stores, runtime, listeners, LeaderWork.NONE, Duration.ZERO);
+		this(identity, elections, stores, runtime, listeners, LeaderWork.NONE, DEFAULT_DRAIN_TIMEOUT);
 	}
 
 	/**

@@ -619,6 +619,24 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void aStopWithNothingToWaitForReleasesWhateverTheDrainTimeout() {
+		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 0));
+		// listeners and gated work run later, as on the callback threads, and nothing may be waited for
+		ElectionRuntime deferred = new ElectionRuntime(this.time, this.time, this.time.wallClock(Duration.ZERO),
+				(task) -> this.time.schedule(task, 0), new Random(1));
+		Replica a = new Replica("a", this.leases.connect("a"), deferred, LeaderWork.NONE, (connection) -> connection,
+				Duration.ZERO);
+		a.start();
+		this.time.runDue();
+		assertThat(a.engine.isLeader()).isTrue();
+		CompletableFuture<Void> stopped = a.engine.stop(true);
+		this.time.runDue();
+		assertThat(stopped).isDone();
+		assertThat(a.engine.health("default").lastRelease().release()).isEqualTo(StepDown.Release.WRITTEN);
+		assertThat(this.leases.stored().hasHolder()).isFalse();
+	}
+
+	@Test
 	void stoppingRightAfterASteppingDownWaitsForItsRelease() {
 		Replica a = leader("a");
 		a.connection.blackHole();
@@ -1168,12 +1186,17 @@ class ElectionEngineTest {
 
 		Replica(String identity, InMemoryLeases.Connection connection, ElectionRuntime runtime, LeaderWork work,
 				UnaryOperator<LeaseStore> store) {
+			this(identity, connection, runtime, work, store, DRAIN_TIMEOUT);
+		}
+
+		Replica(String identity, InMemoryLeases.Connection connection, ElectionRuntime runtime, LeaderWork work,
+				UnaryOperator<LeaseStore> store, Duration drainTimeout) {
 			this.connection = connection;
 			LeaderWork gated = (work != LeaderWork.NONE) ? work : this.calls;
 			this.engine = new ElectionEngine(identity,
 					List.of(new ElectionSettings("default", "test", "lease", LEASE_DURATION, RENEW_DEADLINE,
 							RETRY_PERIOD)),
-					(settings) -> store.apply(connection), runtime, List.of(this), gated, DRAIN_TIMEOUT);
+					(settings) -> store.apply(connection), runtime, List.of(this), gated, drainTimeout);
 		}
 
 		void start() {
