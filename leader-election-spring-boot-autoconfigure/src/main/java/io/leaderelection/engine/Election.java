@@ -305,7 +305,7 @@ final class Election {
 		LeaseRecord seen = this.lastSeen;
 		LeaseRecord renewal = seen.rewrite(this.identity, this.settings.leaseDurationSeconds(), seen.acquireTime(),
 				wallNow(), seen.leaseTransitions());
-		this.ownWrites.sent(renewal);
+		this.ownWrites.sent(renewal, sentAt, false);
 		call("update", () -> this.store.update(renewal, Duration.ofNanos(timeout)), timeout, sequence,
 				(stored, failure) -> renewed(sentAt, sequence, afterConflict, stored, failure));
 	}
@@ -446,8 +446,9 @@ final class Election {
 		LeaseRecord seen = this.lastSeen;
 		if (stayingOut(now)) {
 			waitFor(Math.min(pollDelay(), this.stayOutUntilNanos - now));
+			return;
 		}
-		else if (seen == null) {
+		if (seen == null) {
 			long untilMissingLongEnough = this.absentSinceNanos
 					+ Math.max(this.leaseDurationNanos, this.lastLeaseDurationSeenNanos) - now;
 			if (untilMissingLongEnough <= 0) {
@@ -456,19 +457,30 @@ final class Election {
 			else {
 				waitFor(Math.min(pollDelay(), untilMissingLongEnough));
 			}
+			return;
 		}
-		else if (this.identityConflict == null && (this.ownWrites.claimableAtOnce(seen) || releasedForUs(seen))) {
+		if (this.identityConflict == null) {
+			OwnWrites.Sent lostClaim = this.ownWrites.claimSince(seen, now - this.renewDeadlineNanos);
+			if (lostClaim != null) {
+				// A claim of ours whose answer was lost, read back: it is stored, so its term runs
+				// from when it was sent, as if it had been answered, and nothing is written again.
+				this.ownWrites.answered(seen);
+				succeeded();
+				grant(newTerm(seen, lostClaim.sentAtNanos()));
+				return;
+			}
+			if (this.ownWrites.claimableAtOnce(seen) || releasedForUs(seen)) {
+				claim(seen, seen.transitions() + 1);
+				return;
+			}
+		}
+		long untilExpiry = this.observedAtNanos + expiryNanos(seen) - now;
+		if (untilExpiry <= 0) {
+			endConflict("its last version naming '" + this.identity + "' expired");
 			claim(seen, seen.transitions() + 1);
 		}
 		else {
-			long untilExpiry = this.observedAtNanos + expiryNanos(seen) - now;
-			if (untilExpiry <= 0) {
-				endConflict("its last version naming '" + this.identity + "' expired");
-				claim(seen, seen.transitions() + 1);
-			}
-			else {
-				waitFor(Math.min(pollDelay(), untilExpiry));
-			}
+			waitFor(Math.min(pollDelay(), untilExpiry));
 		}
 	}
 
@@ -620,9 +632,9 @@ final class Election {
 		LeaseRecord claimed = (seen != null)
 				? seen.rewrite(this.identity, this.settings.leaseDurationSeconds(), wallNow, wallNow, transitions)
 				: LeaseRecord.of(this.identity, this.settings.leaseDurationSeconds(), wallNow, wallNow, transitions);
-		this.ownWrites.sent(claimed);
-		// Half the renew deadline, so that a claim answered late still leaves time to renew.
-		long timeout = this.renewDeadlineNanos / 2;
+		this.ownWrites.sent(claimed, sentAt, true);
+		// As a leader's request: a claim answered late still leaves time to renew.
+		long timeout = Math.max(this.renewDeadlineNanos - this.retryPeriodNanos, this.renewDeadlineNanos / 2);
 		String verb = (seen != null) ? "update" : "create";
 		Supplier<CompletableFuture<LeaseRecord>> write = (seen != null)
 				? () -> this.store.update(claimed, Duration.ofNanos(timeout))
@@ -651,7 +663,9 @@ final class Election {
 				finish(sent.giveBack, StepDown.Release.NOT_LEADER, null);
 			}
 			if (this.running) {
-				scheduleAttempt((failure instanceof LeaseNotFoundException) ? 0 : followerDelay());
+				// A claim that got no answer may have been written: read at once, to lead on it.
+				boolean noAnswer = failure instanceof LeaseStoreException storeFailure && storeFailure.isNoAnswer();
+				scheduleAttempt((noAnswer || failure instanceof LeaseNotFoundException) ? 0 : followerDelay());
 			}
 			return;
 		}
@@ -672,10 +686,17 @@ final class Election {
 			}
 			return;
 		}
+		grant(won);
+	}
+
+	/**
+	 * Opens the gate of a term won; renewals follow a retry period after its acquiring write was
+	 * sent. A write that took longer than the renew deadline would leave the gate closed already:
+	 * the Lease is ours then, so the next attempt claims it again at once.
+	 */
+	private void grant(Term won) {
 		long now = now();
 		if (!won.gateOpenAt(now, this.renewDeadlineNanos)) {
-			// The write took longer than the renew deadline: the gate would already be closed.
-			// The Lease is ours, so the next attempt claims it again at once.
 			scheduleAttempt(0);
 			return;
 		}
@@ -685,7 +706,7 @@ final class Election {
 				this.settings.name(), this.store.describe(), won.fencingToken(), won.fencingTokenSource());
 		this.workLane.execute(this::startWork);
 		this.listener.granted(this.settings.name(), won.fencingToken(), now);
-		scheduleAttempt(sentAt + this.retryPeriodNanos - now);
+		scheduleAttempt(won.lastRenewStartNanos() + this.retryPeriodNanos - now);
 	}
 
 	/**
@@ -1257,11 +1278,11 @@ final class Election {
 		/** Counts the terms ended. */
 		private long termsEnded;
 
-		void sent(LeaseRecord record) {
+		void sent(LeaseRecord record, long sentAtNanos, boolean claim) {
 			if (this.unanswered.size() == MOST_UNANSWERED) {
 				this.unanswered.removeFirst();
 			}
-			this.unanswered.addLast(new Sent(record.renewTime(), this.termsEnded));
+			this.unanswered.addLast(new Sent(record.renewTime(), sentAtNanos, claim, this.termsEnded));
 		}
 
 		/** The write that stored this version was answered: the ones sent before it were not applied. */
@@ -1287,6 +1308,16 @@ final class Election {
 			return write != null && write.termsEndedBefore == this.termsEnded;
 		}
 
+		/**
+		 * The claim of ours, sent since the last term ended and after the given moment, whose
+		 * answer never came but whose write is this version; {@code null} when none.
+		 */
+		Sent claimSince(LeaseRecord version, long notBeforeNanos) {
+			Sent write = find(version);
+			return (write != null && write.claim && write.termsEndedBefore == this.termsEnded
+					&& write != this.answered && write.sentAtNanos - notBeforeNanos > 0) ? write : null;
+		}
+
 		private Sent find(LeaseRecord version) {
 			if (!version.isHeldBy(Election.this.identity)) {
 				return null;
@@ -1302,7 +1333,7 @@ final class Election {
 			return null;
 		}
 
-		private record Sent(Instant renewTime, long termsEndedBefore) {
+		private record Sent(Instant renewTime, long sentAtNanos, boolean claim, long termsEndedBefore) {
 
 			boolean wrote(LeaseRecord version) {
 				return LeaseRecord.sameInstant(this.renewTime, version.renewTime());

@@ -841,20 +841,46 @@ class ElectionEngineTest {
 	}
 
 	@Test
-	void aClaimWhoseAnswerWasLostIsKnownAsOursAndTakenAgainAtOnce() {
+	void aClaimWhoseAnswerWasLostIsReadBackAndLedFromWhenItWasSentWithoutWritingAgain() {
 		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 2));
 		Replica b = replica("b");
 		this.leases.beforeNextWrite(b.connection::dropNextAnswer);
 		b.start();
 		this.time.runDue();
-		assertThat(this.leases.stored().holderIdentity()).isEqualTo("b");
+		LeaseRecord claimed = this.leases.stored();
+		assertThat(claimed.holderIdentity()).isEqualTo("b");
 		assertThat(b.engine.isLeader()).isFalse();
-		// the claim times out; the next read finds the version it wrote, known by its renewTime,
-		// and claims it again at once rather than waiting a lease duration for it to expire
-		this.time.advance(RENEW_DEADLINE.dividedBy(2).plus(RETRY_PERIOD.multipliedBy(12).dividedBy(10)));
+		// the claim times out a retry period before the renew deadline; the next read finds the
+		// version it wrote, known by its renewTime, and leads on it until the deadline runs out
+		// from when the claim was sent, renewing at once
+		this.time.advance(RENEW_DEADLINE.minus(RETRY_PERIOD).plus(RETRY_PERIOD.multipliedBy(12).dividedBy(10)));
 		assertThat(b.engine.isLeader()).isTrue();
+		assertThat(b.token()).isEqualTo(Long.parseLong(claimed.resourceVersion()));
 		assertThat(b.engine.health("default").identityConflict()).isNull();
-		assertThat(this.leases.requests()).containsExactly("b get", "b watch", "b update", "b get", "b update");
+		// the read back is followed by the first renewal, not by another claim
+		assertThat(this.leases.requests()).startsWith("b get", "b watch", "b update", "b get", "b update");
+		assertThat(b.renewals).first().isEqualTo("success PT0S");
+		this.time.advance(LEASE_DURATION);
+		assertThat(b.engine.isLeader()).isTrue();
+		assertThat(b.events).hasSize(1);
+	}
+
+	@Test
+	void aClaimWhoseAnswerCameTooLateForItsGateIsClaimedAgainAtOnce() {
+		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 2));
+		Replica b = replica("b");
+		this.leases.beforeNextWrite(b.connection::dropNextAnswer);
+		// reads fail until the renew deadline after the claim has passed
+		b.start();
+		this.time.runDue();
+		LeaseRecord claimed = this.leases.stored();
+		b.connection.failRequests();
+		this.time.advance(RENEW_DEADLINE);
+		b.connection.heal();
+		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
+		// the version is ours, written since no term ended: claimed again at once, not after it expired
+		assertThat(b.engine.isLeader()).isTrue();
+		assertThat(b.token()).isGreaterThan(Long.parseLong(claimed.resourceVersion()));
 	}
 
 	// ---- what is written and what is believed

@@ -105,12 +105,14 @@ class Fabric8CoexistenceIntegrationTest {
 			this.client = server.client(identity);
 			LeaderCallbacks callbacks = new LeaderCallbacks(() -> {
 				long openedAt = System.nanoTime();
-				int token = this.client.leases()
+				// fabric8 has no fencing token: the resourceVersion it leaves on the Lease as it
+				// starts leading is on the scale of ours, which are acquiring writes' versions
+				long token = Long.parseLong(this.client.leases()
 					.inNamespace(CrudApiServer.NAMESPACE)
 					.withName(LEASE)
 					.get()
-					.getSpec()
-					.getLeaseTransitions();
+					.getMetadata()
+					.getResourceVersion());
 				history.opened(identity, "default", token, openedAt);
 				this.leading.set(true);
 			}, () -> {

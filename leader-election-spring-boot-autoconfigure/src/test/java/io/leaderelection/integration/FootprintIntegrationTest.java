@@ -79,7 +79,8 @@ class FootprintIntegrationTest {
 		}
 		Replica replica = Replica.start("solo", this.server, this.reactor, this.history, properties);
 		this.replicas.add(replica);
-		await().atMost(Duration.ofSeconds(10))
+		// the Leases are missing: each is created a lease duration (2s) after it was first read
+		await().atMost(Duration.ofSeconds(20))
 			.until(() -> replica.elector().statuses().values().stream().allMatch((status) -> status.leader()));
 		List<String> electorThreads = Thread.getAllStackTraces()
 			.keySet()
