@@ -1,12 +1,37 @@
 package io.leaderelection.chaos;
 
+import java.util.List;
+
 /** One process of a replica, campaigning in every election of a chaos run. */
 interface Candidate {
 
 	String identity();
 
+	/**
+	 * Registers a leader-only call about to read the gate, as the {@code @LeaderOnly}
+	 * interceptor does, so that a release of this process's own accord waits for it.
+	 * @param what names the call in the elector's log
+	 * @return the registration to end once the call has ended; {@code null} while the process
+	 * refuses leader-only calls (it is stopping), in which case the call must not run
+	 */
+	Call enter(String election, String what);
+
 	/** Whether this process may run leader-only work of the election now. */
 	boolean isLeader(String election);
+
+	/**
+	 * Gives up the election if this process leads it, the way the elector does it; leader-only
+	 * calls under way go on.
+	 * @param fromListener step down from a listener thread, as Spring Integration's
+	 * {@code Context.yield()} is called, rather than from the caller's
+	 */
+	void stepDown(String election, boolean fromListener);
+
+	/**
+	 * The elections in which this process reports that another process writes under its
+	 * identity; none for an elector that does not tell.
+	 */
+	List<String> identityConflicts();
 
 	/** Stops as on a rolling update: leadership is handed over the way the elector does it. */
 	void stopGracefully();
@@ -16,5 +41,13 @@ interface Candidate {
 	 * nothing more is sent.
 	 */
 	void kill();
+
+	/** A leader-only call registered with {@link #enter}. */
+	interface Call {
+
+		/** The call has ended. */
+		void exit();
+
+	}
 
 }

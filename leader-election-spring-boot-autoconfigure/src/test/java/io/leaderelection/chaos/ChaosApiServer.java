@@ -12,7 +12,9 @@ import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -21,14 +23,16 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 
 /**
  * fabric8's mock API server in CRUD mode on loopback: it stores objects, bumps resourceVersion
  * and answers a stale write with 409. On top of that it can be stopped and restarted on its port
- * with its objects kept, as an API server restarts in front of its etcd, and told to answer
- * chosen requests itself (403, 404, 500, an answer that never comes) instead of serving them.
+ * with its objects kept, as an API server restarts in front of its etcd, told to answer chosen
+ * requests itself (403, 404, 500, an answer that never comes) instead of serving them, and tell
+ * of every version of a Lease it stores.
  */
 public final class ChaosApiServer implements AutoCloseable {
 
@@ -103,6 +107,14 @@ public final class ChaosApiServer implements AutoCloseable {
 		return answer;
 	}
 
+	/**
+	 * From now on, tells the listener of every version of a Lease the server stores and of every
+	 * deletion, in the order they are stored, as they are stored: before any client hears of it.
+	 */
+	public void onLeaseWritten(LeaseWriteListener listener) {
+		this.dispatcher.leaseWriteListener = listener;
+	}
+
 	/** Requests sent by the named client. */
 	public static Predicate<RecordedRequest> from(String clientName) {
 		return (request) -> clientName.equals(request.getHeader(CLIENT_HEADER));
@@ -143,6 +155,19 @@ public final class ChaosApiServer implements AutoCloseable {
 		return server;
 	}
 
+	/** Told of every Lease version the server stores. */
+	@FunctionalInterface
+	public interface LeaseWriteListener {
+
+		/**
+		 * @param name the Lease's name
+		 * @param client the name of the client whose request stored it ({@value #CLIENT_HEADER})
+		 * @param stored the version stored; {@code null} when the Lease was deleted
+		 */
+		void written(String name, String client, Lease stored);
+
+	}
+
 	/** An answer given instead of the server's own until withdrawn. */
 	public static final class Answer implements AutoCloseable {
 
@@ -167,14 +192,23 @@ public final class ChaosApiServer implements AutoCloseable {
 	}
 
 	/**
-	 * Serves CRUD unless an answer matches. It also empties the web server's request log at
-	 * every request: a long chaos run would otherwise keep every request in memory.
+	 * Serves CRUD unless an answer matches, and tells of every Lease version stored. It also
+	 * empties the web server's request log at every request: a long chaos run would otherwise
+	 * keep every request in memory.
 	 */
 	private static final class AnsweringDispatcher extends KubernetesCrudDispatcher {
+
+		private static final String COORDINATION_API = "/apis/coordination.k8s.io/v1/";
+
+		/** The client of the request being served on this thread. */
+		private static final ThreadLocal<String> CLIENT = new ThreadLocal<>();
 
 		private final List<Answer> answers = new CopyOnWriteArrayList<>();
 
 		private volatile MockWebServer requestLog;
+
+		/** {@code null} until one is set: a Lease some tests store on purpose may not even parse. */
+		private volatile LeaseWriteListener leaseWriteListener;
 
 		@Override
 		public MockResponse dispatch(RecordedRequest request) {
@@ -184,7 +218,32 @@ public final class ChaosApiServer implements AutoCloseable {
 					return answer.response.get();
 				}
 			}
-			return super.dispatch(request);
+			CLIENT.set(request.getHeader(CLIENT_HEADER));
+			try {
+				return super.dispatch(request);
+			}
+			finally {
+				CLIENT.remove();
+			}
+		}
+
+		/** Called for every change stored, under the store's write lock, so in the order stored. */
+		@Override
+		public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
+				GenericKubernetesResource resource, String newState) {
+			super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+			LeaseWriteListener listener = this.leaseWriteListener;
+			if (listener == null || !path.startsWith(COORDINATION_API) || !path.contains("/leases")) {
+				return;
+			}
+			if (newState != null) {
+				Lease stored = SERIALIZATION.unmarshal(newState, Lease.class);
+				listener.written(stored.getMetadata().getName(), CLIENT.get(), stored);
+			}
+			else {
+				String object = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+				listener.written(object.substring(object.lastIndexOf('/') + 1), CLIENT.get(), null);
+			}
 		}
 
 		private void forgetRequests() {

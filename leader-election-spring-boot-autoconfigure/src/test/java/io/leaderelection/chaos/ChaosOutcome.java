@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 import io.leaderelection.chaos.LeadershipHistory.Span;
 
@@ -18,17 +19,20 @@ import io.leaderelection.chaos.LeadershipHistory.Span;
  * @param transitions terms of leadership begun after the first one of each election
  * @param faults per kind of fault: how often injected, the unavailability it caused, the
  * overlaps that began while it was the latest fault
- * @param gateOverlaps terms of two candidates open at once in one election
- * @param executionOverlaps leader-only executions of two candidates running at once in one
- * election
- * @param executions how many leader-only executions ran
+ * @param faultsHeldTogether how many faults were injected while another one was held
+ * @param gateOverlaps terms of two processes open at once in one election
  * @param tokenRegressions terms whose fencing token was not above the previous term's;
  * {@code null} for an elector without fencing tokens
+ * @param work how the leader-only jobs went
+ * @param leaseWrites what the electors' writes did to what others wrote in the Leases
  * @param overlapScenarios each gate overlap with the fault that preceded it
  */
 record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int transitions,
-		Map<FaultKind, FaultStats> faults, Overlaps gateOverlaps, Overlaps executionOverlaps, long executions,
-		Integer tokenRegressions, List<String> overlapScenarios) {
+		Map<FaultKind, FaultStats> faults, int faultsHeldTogether, Overlaps gateOverlaps, Integer tokenRegressions,
+		LeaderWork work, LeaseWrites leaseWrites, List<String> overlapScenarios) {
+
+	/** How many failures of each check are described. */
+	static final int EXAMPLES = 3;
 
 	int faultsInjected() {
 		return this.faults.values().stream().mapToInt(FaultStats::injected).sum();
@@ -37,6 +41,55 @@ record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int tr
 	/** The unavailability after every fault that interrupted leadership, whatever its kind. */
 	List<Duration> unavailability() {
 		return this.faults.values().stream().flatMap((stats) -> stats.unavailability().stream()).toList();
+	}
+
+	/**
+	 * How the leader-only jobs went. Overlapping opaque jobs are told apart by how the term of
+	 * the earlier one ended: given up (step-down, yield, graceful stop, preferred holder), when a
+	 * release must wait for the job, or lost (renew deadline passed, Lease deleted or taken,
+	 * process killed), when the job runs on unknowing, which is what fencing tokens are for.
+	 *
+	 * @param steps how many steps of cooperative jobs ran
+	 * @param stepOverlaps steps of two processes running at once in one election
+	 * @param opaqueJobs how many opaque jobs ran
+	 * @param opaqueOverlapsAfterVoluntaryEnd opaque jobs of two processes running at once, the
+	 * earlier one's term given up
+	 * @param opaqueOverlapsAfterLoss opaque jobs of two processes running at once, the earlier
+	 * one's term lost
+	 * @param fenceViolations of the overlaps after a loss, those whose later job's fencing token
+	 * was not above the earlier one's; {@code null} for an elector without fencing tokens
+	 * @param releasesDuringJobs releases a replica wrote while a job of its process still ran
+	 * in that election
+	 */
+	record LeaderWork(long steps, Overlaps stepOverlaps, long opaqueJobs, Overlaps opaqueOverlapsAfterVoluntaryEnd,
+			Overlaps opaqueOverlapsAfterLoss, Violations fenceViolations, Violations releasesDuringJobs) {
+
+	}
+
+	/**
+	 * What the electors' writes did to the parts of the Leases that others own.
+	 *
+	 * @param revertedForeignEdits writes that dropped or changed a label or annotation of the
+	 * version they replaced
+	 * @param clearedPreferredHolders writes that dropped or changed {@code spec.preferredHolder}
+	 * or {@code spec.strategy} of the version they replaced
+	 */
+	record LeaseWrites(Violations revertedForeignEdits, Violations clearedPreferredHolders) {
+
+	}
+
+	/**
+	 * How often a check failed.
+	 *
+	 * @param count how many failures
+	 * @param examples the first {@value ChaosOutcome#EXAMPLES}, described
+	 */
+	record Violations(int count, List<String> examples) {
+
+		static Violations of(List<String> violations) {
+			return new Violations(violations.size(), violations.stream().limit(EXAMPLES).toList());
+		}
+
 	}
 
 	/** How one kind of fault went. */
@@ -52,6 +105,10 @@ record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int tr
 
 		private Duration longestOverlap = Duration.ZERO;
 
+		private int opaqueOverlapsAfterVoluntaryEnd;
+
+		private int opaqueOverlapsAfterLoss;
+
 		void countInjection() {
 			this.injected++;
 		}
@@ -66,6 +123,16 @@ record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int tr
 		void overlapped(Duration length, String scenario) {
 			this.overlaps.add(scenario);
 			this.longestOverlap = (length.compareTo(this.longestOverlap) > 0) ? length : this.longestOverlap;
+		}
+
+		/** An overlap of opaque jobs began while the fault was the latest one. */
+		void opaqueJobsOverlapped(boolean afterVoluntaryEnd) {
+			if (afterVoluntaryEnd) {
+				this.opaqueOverlapsAfterVoluntaryEnd++;
+			}
+			else {
+				this.opaqueOverlapsAfterLoss++;
+			}
 		}
 
 		int injected() {
@@ -91,25 +158,35 @@ record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int tr
 			return this.longestOverlap;
 		}
 
+		int opaqueOverlapsAfterVoluntaryEnd() {
+			return this.opaqueOverlapsAfterVoluntaryEnd;
+		}
+
+		int opaqueOverlapsAfterLoss() {
+			return this.opaqueOverlapsAfterLoss;
+		}
+
 	}
 
 	/**
-	 * Spans of different replicas that were open at once in one election.
+	 * Spans of different processes that were open at once in one election.
 	 *
-	 * @param count how many spans began while another replica's was open
+	 * @param count how many spans began while another process's was open
 	 * @param longest the longest time two spans were open together
+	 * @param examples the first {@value ChaosOutcome#EXAMPLES}, described
 	 */
-	record Overlaps(int count, Duration longest) {
+	record Overlaps(int count, Duration longest, List<String> examples) {
 
-		static Overlaps of(List<Overlap> overlaps) {
+		static Overlaps of(List<Overlap> overlaps, Function<Overlap, String> describe) {
 			return new Overlaps(overlaps.size(),
-					overlaps.stream().map(Overlap::length).max(Comparator.naturalOrder()).orElse(Duration.ZERO));
+					overlaps.stream().map(Overlap::length).max(Comparator.naturalOrder()).orElse(Duration.ZERO),
+					overlaps.stream().sorted(Comparator.comparingLong(Overlap::at)).limit(EXAMPLES).map(describe).toList());
 		}
 
 		/**
-		 * Every span that began while a span of another replica was still open: sweeps the
+		 * Every span that began while a span of another process was still open: sweeps the
 		 * spans in order of start, keeping the farthest-reaching span and the farthest-reaching
-		 * one of any other replica.
+		 * one of any other process.
 		 */
 		static List<Overlap> find(String election, List<Span> spans) {
 			List<Span> sorted = new ArrayList<>(spans);
@@ -138,7 +215,7 @@ record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int tr
 			return overlaps;
 		}
 
-		/** A span that began while another replica's was open. */
+		/** A span that began while another process's was open. */
 		record Overlap(String election, Span open, Span began, Duration length) {
 
 			long at() {
@@ -146,9 +223,9 @@ record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int tr
 			}
 
 			String describe(long runStartedAt) {
-				return String.format("%s: %s began at %.3f s while %s was open, together %d ms", this.election,
+				return String.format("%s: %s began at %.3f s while %s was open, together %.1f ms", this.election,
 						this.began.owner(), (this.began.start() - runStartedAt) / 1e9, this.open.owner(),
-						this.length.toMillis());
+						this.length.toNanos() / 1e6);
 			}
 
 		}

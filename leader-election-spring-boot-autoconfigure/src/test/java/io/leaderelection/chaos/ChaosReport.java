@@ -8,12 +8,12 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 import io.leaderelection.chaos.ChaosOutcome.FaultStats;
+import io.leaderelection.chaos.ChaosOutcome.LeaderWork;
+import io.leaderelection.chaos.ChaosOutcome.LeaseWrites;
+import io.leaderelection.chaos.ChaosOutcome.Overlaps;
 
 /** Chaos outcomes as Markdown tables, side by side per elector. */
 final class ChaosReport {
-
-	/** Gate overlaps listed per elector and kind of fault; the counts cover them all. */
-	private static final int EXAMPLES = 3;
 
 	private ChaosReport() {
 	}
@@ -22,33 +22,57 @@ final class ChaosReport {
 		ChaosSettings settings = outcomes.get(0).settings();
 		StringBuilder report = new StringBuilder();
 		report.append(String.format("Seed %d; %d replicas, each campaigning in %d elections (one Lease each); "
-				+ "lease %d ms, renew deadline %d ms, retry %d ms.%n%n", settings.seed(), settings.replicas(),
+				+ "lease %d ms, renew deadline %d ms, retry %d ms, drain timeout %d ms; leader-only jobs of %d to "
+				+ "%d ms, half cooperative, half opaque.%n%n", settings.seed(), settings.replicas(),
 				settings.elections(), ChaosSettings.LEASE_DURATION.toMillis(),
-				ChaosSettings.RENEW_DEADLINE.toMillis(), ChaosSettings.RETRY_PERIOD.toMillis()));
-		report.append("| elector | ran | faults | transitions | gate overlaps (count, longest) "
-				+ "| leader-only execution overlaps (count, longest) of executions "
+				ChaosSettings.RENEW_DEADLINE.toMillis(), ChaosSettings.RETRY_PERIOD.toMillis(),
+				ChaosSettings.DRAIN_TIMEOUT.toMillis(), LeaderOnlyWorkload.SHORTEST_JOB_MILLIS,
+				LeaderOnlyWorkload.LONGEST_JOB_MILLIS));
+		report.append("| elector | ran | faults (held with another) | transitions | gate overlaps (count, longest) "
 				+ "| fencing token regressions | unavailability p50 / p99 / max (interruptions) |\n");
-		report.append("|---|---|---|---|---|---|---|---|\n");
+		report.append("|---|---|---|---|---|---|---|\n");
 		for (ChaosOutcome outcome : outcomes) {
-			report.append(String.format("| %s | %d s | %d | %d | %s | %s of %d | %s | %s |%n", outcome.elector(),
-					outcome.ran().toSeconds(), outcome.faultsInjected(), outcome.transitions(),
-					overlaps(outcome.gateOverlaps().count(), outcome.gateOverlaps().longest()),
-					overlaps(outcome.executionOverlaps().count(), outcome.executionOverlaps().longest()),
-					outcome.executions(),
-					(outcome.tokenRegressions() != null) ? outcome.tokenRegressions() : "n/a (no token)",
+			report.append(String.format("| %s | %d s | %d (%d) | %d | %s | %s | %s |%n", outcome.elector(),
+					outcome.ran().toSeconds(), outcome.faultsInjected(), outcome.faultsHeldTogether(),
+					outcome.transitions(), overlaps(outcome.gateOverlaps()), orNoToken(outcome.tokenRegressions()),
 					distribution(outcome.unavailability())));
 		}
-		report.append("\nBy kind of fault. Unavailability: from the fault to the next gate open, for each election "
-				+ "whose term open at the fault ended before the next fault; how those terms ended.\n\n");
+		report.append("\nLeader-only jobs and the Leases. Opaque jobs overlapping are told apart by how the earlier "
+				+ "job's term ended: given up (step-down, yield, graceful stop, preferred holder) or lost; fence "
+				+ "violations are overlaps after a loss whose later job's fencing token was not higher. A release "
+				+ "while a job ran is a release a replica wrote while a job of its process still ran in that "
+				+ "election. Reverted edits and cleared preferredHolder count elector writes that dropped or "
+				+ "changed labels, annotations, `spec.preferredHolder` or `spec.strategy` of the version they "
+				+ "replaced.\n\n");
+		report.append("| elector | cooperative step overlaps (count, longest) of steps "
+				+ "| opaque job overlaps after a voluntary end | after a loss (count, longest) of opaque jobs "
+				+ "| fence violations | releases while a job ran | reverted foreign edits "
+				+ "| cleared preferredHolder or strategy |\n");
+		report.append("|---|---|---|---|---|---|---|---|\n");
+		for (ChaosOutcome outcome : outcomes) {
+			LeaderWork work = outcome.work();
+			LeaseWrites writes = outcome.leaseWrites();
+			report.append(String.format("| %s | %s of %d | %s | %s of %d | %s | %d | %d | %d |%n", outcome.elector(),
+					overlaps(work.stepOverlaps()), work.steps(), overlaps(work.opaqueOverlapsAfterVoluntaryEnd()),
+					overlaps(work.opaqueOverlapsAfterLoss()), work.opaqueJobs(),
+					(work.fenceViolations() != null) ? work.fenceViolations().count() : "n/a (no token)",
+					work.releasesDuringJobs().count(), writes.revertedForeignEdits().count(),
+					writes.clearedPreferredHolders().count()));
+		}
+		report.append("\nBy kind of fault. Overlaps after a fault: those that began while it was the latest fault. "
+				+ "Unavailability: from the fault to the next gate open, for each election whose term open at the "
+				+ "fault ended before the next fault; how those terms ended.\n\n");
 		report.append("| fault | elector | injected | gate overlaps after it (count, longest) "
+				+ "| opaque job overlaps after it (voluntary end, loss) "
 				+ "| unavailability p50 / p99 / max (interruptions) | interrupted terms ended by |\n");
-		report.append("|---|---|---|---|---|---|\n");
+		report.append("|---|---|---|---|---|---|---|\n");
 		for (FaultKind kind : FaultKind.values()) {
 			for (ChaosOutcome outcome : outcomes) {
 				FaultStats stats = outcome.faults().get(kind);
 				if (stats != null) {
-					report.append(String.format("| %s | %s | %d | %s | %s | %s |%n", kind.label(), outcome.elector(),
-							stats.injected(), overlaps(stats.overlaps().size(), stats.longestOverlap()),
+					report.append(String.format("| %s | %s | %d | %s | %d, %d | %s | %s |%n", kind.label(),
+							outcome.elector(), stats.injected(), overlaps(stats.overlaps().size(), stats.longestOverlap()),
+							stats.opaqueOverlapsAfterVoluntaryEnd(), stats.opaqueOverlapsAfterLoss(),
 							distribution(stats.unavailability()), endings(stats.interruptedTermsEndedBy())));
 				}
 			}
@@ -56,14 +80,42 @@ final class ChaosReport {
 		for (ChaosOutcome outcome : outcomes) {
 			if (outcome.gateOverlaps().count() > 0) {
 				report.append(String.format("%nGate overlaps of %s, the first %d after each kind of fault:%n%n",
-						outcome.elector(), EXAMPLES));
+						outcome.elector(), ChaosOutcome.EXAMPLES));
 				outcome.faults().forEach((kind, stats) -> stats.overlaps()
 					.stream()
-					.limit(EXAMPLES)
+					.limit(ChaosOutcome.EXAMPLES)
 					.forEach((scenario) -> report.append("- ").append(scenario).append('\n')));
 			}
+			examples(report, outcome, "cooperative step overlaps", outcome.work().stepOverlaps().examples());
+			examples(report, outcome, "opaque job overlaps after a voluntary end",
+					outcome.work().opaqueOverlapsAfterVoluntaryEnd().examples());
+			examples(report, outcome, "opaque job overlaps after a loss",
+					outcome.work().opaqueOverlapsAfterLoss().examples());
+			if (outcome.work().fenceViolations() != null) {
+				examples(report, outcome, "fence violations", outcome.work().fenceViolations().examples());
+			}
+			examples(report, outcome, "releases while a job ran", outcome.work().releasesDuringJobs().examples());
+			examples(report, outcome, "reverted foreign edits",
+					outcome.leaseWrites().revertedForeignEdits().examples());
+			examples(report, outcome, "cleared preferredHolder or strategy",
+					outcome.leaseWrites().clearedPreferredHolders().examples());
 		}
 		return report.toString();
+	}
+
+	private static void examples(StringBuilder report, ChaosOutcome outcome, String what, List<String> examples) {
+		if (!examples.isEmpty()) {
+			report.append(String.format("%nThe first %s of %s:%n%n", what, outcome.elector()));
+			examples.forEach((example) -> report.append("- ").append(example).append('\n'));
+		}
+	}
+
+	private static String overlaps(Overlaps overlaps) {
+		return overlaps(overlaps.count(), overlaps.longest());
+	}
+
+	private static String orNoToken(Integer count) {
+		return (count != null) ? String.valueOf(count) : "n/a (no token)";
 	}
 
 	private static String overlaps(int count, Duration longest) {

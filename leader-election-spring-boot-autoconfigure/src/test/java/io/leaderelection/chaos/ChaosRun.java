@@ -3,15 +3,28 @@ package io.leaderelection.chaos;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.leaderelection.chaos.LeadershipHistory.LeaseVersion;
 import org.awaitility.core.ConditionTimeoutException;
 import org.netcrusher.core.reactor.NioReactor;
 import org.slf4j.Logger;
@@ -21,11 +34,17 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * One chaos run of one elector: replicas campaign on a CRUD API server, each through its own
- * link, while faults are injected one at a time, each chosen, aimed and sized by the seeded
- * random generator. After each fault is healed the run waits, up to
+ * link, and run leader-only jobs, while faults are injected, each chosen, aimed and sized by the
+ * seeded random generator. Every kind of fault comes once in each round of as many faults as
+ * there are kinds, in a seeded order. Now and then a fault is held together with one or two more,
+ * injected while it is held and aimed at replicas it leaves alone, such as the successor of a
+ * leader it cut off. Once every fault is healed the run waits, up to
  * {@link ChaosSettings#RECOVERY_TIMEOUT}, for every election to have a leader again, then idles
  * briefly and injects the next. The seed fixes the sequence of kinds, durations, magnitudes and
  * whether a fault aims at the leader; which replica leads at that moment is up to the run.
+ * <p>
+ * The API server tells the run of every version of a Lease it stores, so that the history can
+ * check what the electors' writes carry over and when they release.
  */
 final class ChaosRun {
 
@@ -37,27 +56,60 @@ final class ChaosRun {
 	 */
 	private static final double AIMED_AT_LEADER = 0.75;
 
+	/** Faults that act on a leader's terms, and so always aim at the replica leading the most elections. */
+	private static final Set<FaultKind> ALWAYS_AIMED_AT_LEADER = EnumSet.of(FaultKind.LEASE_DELETED,
+			FaultKind.LEASE_DELETED_CUT_OFF, FaultKind.STEP_DOWN, FaultKind.DRAIN_TIMEOUT, FaultKind.PREFERRED_HOLDER);
+
+	/** How often a fault is held together with others injected while it is held. */
+	private static final double HELD_TOGETHER = 0.25;
+
+	/**
+	 * Faults never held together with others: they disturb every replica's writes, so that a
+	 * release of a leader's own accord held with them would become a loss of its Lease.
+	 */
+	private static final Set<FaultKind> HELD_ALONE = EnumSet.of(FaultKind.SERVER_RESTART, FaultKind.CONFLICT_STORM);
+
+	/** How often the run looks at the faults it holds: heals them, repeats them, injects more. */
+	private static final Duration HOLD_TICK = Duration.ofMillis(5);
+
+	/** How long a fault that makes a leader start a job waits for the job to read the gate. */
+	private static final Duration JOB_START_TIMEOUT = Duration.ofSeconds(1);
+
 	private static final Duration ONE_HOUR = Duration.ofHours(1);
 
 	private final Elector elector;
 
 	private final ChaosSettings settings;
 
+	/** Draws the faults; used by the driver thread only, a fixed number of times per fault. */
 	private final Random random;
+
+	/** Seeds the processes and their jobs, apart from the faults. */
+	private final Random processSeeds;
 
 	private final LeadershipHistory history = new LeadershipHistory();
 
+	/** The replicas faults aim at. */
 	private final List<ReplicaSlot> slots = new ArrayList<>();
+
+	/** The kinds of fault left in the current round. */
+	private final Deque<FaultKind> round = new ArrayDeque<>();
 
 	/** The process running in each replica; a stopped replica has none. Driver thread only. */
 	private final Map<ReplicaSlot, Process> processes = new LinkedHashMap<>();
 
+	/** Where a process with another live process's identity runs; no fault aims at it. */
+	private ReplicaSlot twin;
+
 	private ChaosApiServer server;
+
+	private ForeignWriter foreignWriter;
 
 	ChaosRun(Elector elector, ChaosSettings settings) {
 		this.elector = elector;
 		this.settings = settings;
 		this.random = new Random(settings.seed());
+		this.processSeeds = new Random(this.random.nextLong());
 	}
 
 	ChaosOutcome run() {
@@ -65,11 +117,18 @@ final class ChaosRun {
 				+ "until {} transitions or {}", this.elector.name(), this.settings.seed(), this.settings.replicas(),
 				this.settings.elections(), this.settings.transitions(), this.settings.timeLimit());
 		this.server = ChaosApiServer.start();
+		Map<String, String> electionOfLease = this.settings.electionNames()
+			.stream()
+			.collect(Collectors.toMap(this.settings::leaseName, (election) -> election));
+		this.server.onLeaseWritten((lease, client, stored) -> this.history.leaseWritten(electionOfLease.get(lease),
+				client, (stored != null) ? LeaseVersion.of(stored) : null, System.nanoTime()));
 		NioReactor reactor = newReactor();
 		try {
 			for (int i = 0; i < this.settings.replicas(); i++) {
 				this.slots.add(new ReplicaSlot("r" + i, NetworkLink.open(reactor, this.server.port())));
 			}
+			this.twin = new ReplicaSlot("twin", NetworkLink.open(reactor, this.server.port()));
+			this.foreignWriter = ForeignWriter.open(this.server, "foreign-writer");
 			long startedAt = System.nanoTime();
 			this.slots.forEach(this::startProcess);
 			if (!awaitLeaders()) {
@@ -78,7 +137,7 @@ final class ChaosRun {
 			long endAt = startedAt + this.settings.timeLimit().toNanos();
 			int injected = 0;
 			while (this.history.transitions() < this.settings.transitions() && System.nanoTime() - endAt < 0) {
-				idle(millisBetween(0, 2 * ChaosSettings.RETRY_PERIOD.toMillis()));
+				idle(millisBetween(this.random, 0, 2 * ChaosSettings.RETRY_PERIOD.toMillis()));
 				injectFault(++injected);
 			}
 			return this.history.outcome(this.elector.name(), this.settings, startedAt, System.nanoTime());
@@ -86,108 +145,333 @@ final class ChaosRun {
 		finally {
 			this.processes.values().forEach(Process::kill);
 			this.slots.forEach(ReplicaSlot::close);
+			if (this.twin != null) {
+				this.twin.close();
+			}
+			if (this.foreignWriter != null) {
+				this.foreignWriter.close();
+			}
 			reactor.close();
 			this.server.close();
 		}
 	}
 
+	/**
+	 * Injects the next fault, and maybe more while it is held, holds them, heals them and waits
+	 * for every election to have a leader.
+	 */
 	private void injectFault(int number) {
-		FaultKind kind = FaultKind.values()[this.random.nextInt(FaultKind.values().length)];
-		boolean aimedAtLeader = this.random.nextDouble() < AIMED_AT_LEADER;
-		ReplicaSlot anyReplica = this.slots.get(this.random.nextInt(this.slots.size()));
-		double magnitude = this.random.nextDouble();
-		boolean ahead = this.random.nextBoolean();
-		ReplicaSlot target = aimedAtLeader ? leaderOf(anyReplica) : anyReplica;
-		String on = "on " + target.name() + " leading " + electionsLedBy(target);
+		FaultKind kind = nextKind();
+		Random draws = new Random(this.random.nextLong());
+		boolean together = this.random.nextDouble() < HELD_TOGETHER && !HELD_ALONE.contains(kind);
+		Deque<PlannedFault> more = new ArrayDeque<>(together ? planMore(draws) : List.of());
 		long injectedAt = System.nanoTime();
-		Injection injection = switch (kind) {
-			case GRACEFUL_STOP -> {
-				Duration down = millisBetween(100, 1000);
-				stopProcess(target, true);
-				yield new Injection(on + ", down " + down.toMillis() + " ms", down, () -> startProcess(target));
-			}
-			case ABRUPT_STOP -> {
-				Duration down = millisBetween(100, 1000);
-				stopProcess(target, false);
-				yield new Injection(on + ", down " + down.toMillis() + " ms", down, () -> startProcess(target));
-			}
-			case BLACK_HOLE -> {
-				Duration duration = millisBetween(200, 3000);
-				target.link().blackHole();
-				yield new Injection(on + " for " + duration.toMillis() + " ms", duration, target.link()::restore);
-			}
-			case CONNECTION_RESETS -> {
-				Duration duration = millisBetween(500, 2000);
-				Duration every = between(50, 150, magnitude);
-				yield new Injection(on + " every " + every.toMillis() + " ms for " + duration.toMillis() + " ms",
-						duration, () -> {
-						}, target.link()::resetConnections, every);
-			}
-			case LATENCY -> {
-				Duration duration = millisBetween(1000, 4000);
-				Duration latency = between(100, 3000, magnitude);
-				target.link().delay(latency);
-				yield new Injection(latency.toMillis() + " ms " + on + " for " + duration.toMillis() + " ms",
-						duration, target.link()::removeDelay);
-			}
-			case SERVER_RESTART -> {
-				Duration down = millisBetween(200, 3000);
-				this.server.stop();
-				yield new Injection("down " + down.toMillis() + " ms", down, this.server::restart);
-			}
-			case CONFLICT_STORM -> {
-				Duration duration = millisBetween(500, 3000);
-				Duration every = between(5, 50, magnitude);
-				ConflictStorm storm = ConflictStorm.start(this.server, leaseNames(), every);
-				yield new Injection("a write to each Lease every " + every.toMillis() + " ms for "
-						+ duration.toMillis() + " ms", duration, storm::stop);
-			}
-			case SERVER_ERRORS -> {
-				Duration duration = millisBetween(500, 3000);
-				ChaosApiServer.Answer errors = this.server.answer(ChaosApiServer.from(target.name()),
-						() -> ChaosApiServer.status(500, "InternalError", "injected by the chaos run"));
-				yield new Injection(on + " for " + duration.toMillis() + " ms", duration, errors::close);
-			}
-			case CLOCK_SHIFT -> {
-				Duration duration = millisBetween(1000, 4000);
-				// from one second to an hour, as likely a few seconds as a few minutes
-				Duration offset = Duration.ofMillis((long) Math.pow(ONE_HOUR.toMillis() / 1000.0, magnitude) * 1000);
-				Duration shift = ahead ? offset : offset.negated();
-				target.shiftClock(shift);
-				yield new Injection((ahead ? "+" : "-") + offset.toSeconds() + " s " + on + " for "
-						+ duration.toMillis() + " ms", duration, () -> target.shiftClock(Duration.ZERO));
-			}
-			case PAUSE -> {
-				Duration duration = millisBetween(200, 3000);
-				target.pause().pauseFor(duration);
-				yield new Injection(duration.toMillis() + " ms " + on, duration, () -> {
-				});
-			}
-		};
-		this.history.faultInjected(kind, injection.description, injectedAt);
-		logger.info("{} fault {}: {} {} ({} transitions so far)", this.elector.name(), number, kind.label(),
-				injection.description, this.history.transitions());
-		injection.hold();
-		injection.heal.run();
+		Injection fault = inject(kind, draws, Set.of());
+		if (fault == null) {
+			logger.info("{} fault {}: {} found no replica to aim at", this.elector.name(), number, kind.label());
+			return;
+		}
+		recordInjection(number, fault, injectedAt, null);
+		hold(number, fault, more);
 		awaitLeaders();
 	}
 
+	/** The next kind of fault: every kind once per round, in an order drawn for each round. */
+	private FaultKind nextKind() {
+		if (this.round.isEmpty()) {
+			List<FaultKind> kinds = new ArrayList<>(Arrays.asList(FaultKind.values()));
+			Collections.shuffle(kinds, this.random);
+			this.round.addAll(kinds);
+		}
+		return this.round.poll();
+	}
+
+	/** One or two more faults, injected while the first is held, between a fifth and nine tenths of its time. */
+	private static List<PlannedFault> planMore(Random draws) {
+		int count = 1 + draws.nextInt(2);
+		List<PlannedFault> planned = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			planned.add(new PlannedFault(0.2 + 0.7 * draws.nextDouble(), draws.nextLong()));
+		}
+		planned.sort(Comparator.comparingDouble(PlannedFault::afterShare));
+		return planned;
+	}
+
+	/**
+	 * Holds the faults injected, repeating what they repeat, and heals each once it is over; while
+	 * the first one is held, injects the planned ones at their time.
+	 */
+	private void hold(int number, Injection first, Deque<PlannedFault> planned) {
+		List<Injection> held = new ArrayList<>(List.of(first));
+		while (!held.isEmpty()) {
+			long now = System.nanoTime();
+			if (!planned.isEmpty() && held.contains(first)
+					&& now - first.startedAt >= first.duration.toNanos() * planned.peek().afterShare) {
+				injectWhileHeld(number, first, planned.poll(), held);
+			}
+			for (Iterator<Injection> faults = held.iterator(); faults.hasNext();) {
+				Injection fault = faults.next();
+				if (fault.over(now)) {
+					fault.heal.run();
+					faults.remove();
+				}
+				else {
+					fault.repeatIfDue(now);
+				}
+			}
+			idle(HOLD_TICK);
+		}
+	}
+
+	/**
+	 * Injects a fault of a kind drawn among those that may be held together, aimed at a replica
+	 * none of the held faults acts on.
+	 */
+	private void injectWhileHeld(int number, Injection first, PlannedFault planned, List<Injection> held) {
+		Random draws = new Random(planned.seed);
+		List<FaultKind> kinds = Arrays.stream(FaultKind.values())
+			.filter((kind) -> !HELD_ALONE.contains(kind))
+			.filter((kind) -> kind != FaultKind.DUPLICATE_IDENTITY || !this.processes.containsKey(this.twin))
+			.toList();
+		FaultKind kind = kinds.get(draws.nextInt(kinds.size()));
+		Set<ReplicaSlot> busy = new HashSet<>();
+		held.forEach((fault) -> busy.addAll(fault.affected));
+		long injectedAt = System.nanoTime();
+		Injection fault = inject(kind, draws, busy);
+		if (fault != null) {
+			recordInjection(number, fault, injectedAt, first);
+			held.add(fault);
+		}
+	}
+
+	private void recordInjection(int number, Injection fault, long injectedAt, Injection heldWith) {
+		String description = (heldWith != null)
+				? fault.description + ", while " + heldWith.kind.label() + " of fault " + number + " is held"
+				: fault.description;
+		this.history.faultInjected(fault.kind, description, injectedAt, heldWith != null);
+		logger.info("{} fault {}: {} {} ({} transitions so far)", this.elector.name(), number, fault.kind.label(),
+				description, this.history.transitions());
+	}
+
+	/**
+	 * Injects a fault of the given kind, drawing everything about it from the given generator.
+	 * @param busy replicas not to aim at
+	 * @return the fault injected, or {@code null} when no replica is left to aim at
+	 */
+	private Injection inject(FaultKind kind, Random draws, Set<ReplicaSlot> busy) {
+		boolean aimedAtLeader = ALWAYS_AIMED_AT_LEADER.contains(kind) || draws.nextDouble() < AIMED_AT_LEADER;
+		ReplicaSlot target = target(draws, aimedAtLeader, busy);
+		if (target == null) {
+			return null;
+		}
+		double magnitude = draws.nextDouble();
+		boolean either = draws.nextBoolean();
+		List<String> led = electionsLedBy(target);
+		String on = "on " + target.name() + " leading " + led;
+		return switch (kind) {
+			case GRACEFUL_STOP -> {
+				Duration down = millisBetween(draws, 100, 1000);
+				stopProcess(target, true);
+				yield new Injection(kind, on + ", down " + down.toMillis() + " ms", target, down,
+						() -> startProcess(target));
+			}
+			case ABRUPT_STOP -> {
+				Duration down = millisBetween(draws, 100, 1000);
+				stopProcess(target, false);
+				yield new Injection(kind, on + ", down " + down.toMillis() + " ms", target, down,
+						() -> startProcess(target));
+			}
+			case BLACK_HOLE -> {
+				Duration duration = millisBetween(draws, 200, 3000);
+				target.link().blackHole();
+				yield new Injection(kind, on + " for " + duration.toMillis() + " ms", target, duration,
+						target.link()::restore);
+			}
+			case CONNECTION_RESETS -> {
+				Duration duration = millisBetween(draws, 500, 2000);
+				Duration every = between(50, 150, magnitude);
+				yield new Injection(kind, on + " every " + every.toMillis() + " ms for " + duration.toMillis() + " ms",
+						target, duration, () -> {
+						}).repeating(target.link()::resetConnections, every);
+			}
+			case LATENCY -> {
+				Duration duration = millisBetween(draws, 1000, 4000);
+				Duration latency = between(100, 3000, magnitude);
+				target.link().delay(latency);
+				yield new Injection(kind, latency.toMillis() + " ms " + on + " for " + duration.toMillis() + " ms",
+						target, duration, target.link()::removeDelay);
+			}
+			case SERVER_RESTART -> {
+				Duration down = millisBetween(draws, 200, 3000);
+				this.server.stop();
+				yield new Injection(kind, "down " + down.toMillis() + " ms", target, down, this.server::restart);
+			}
+			case CONFLICT_STORM -> {
+				Duration duration = millisBetween(draws, 500, 3000);
+				Duration every = between(5, 50, magnitude);
+				ConflictStorm storm = ConflictStorm.start(this.server, leaseNames(this.settings.electionNames()), every);
+				yield new Injection(kind, "a write to each Lease every " + every.toMillis() + " ms for "
+						+ duration.toMillis() + " ms", target, duration, storm::stop);
+			}
+			case SERVER_ERRORS -> {
+				Duration duration = millisBetween(draws, 500, 3000);
+				ChaosApiServer.Answer errors = this.server.answer(ChaosApiServer.from(target.name()),
+						() -> ChaosApiServer.status(500, "InternalError", "injected by the chaos run"));
+				yield new Injection(kind, on + " for " + duration.toMillis() + " ms", target, duration, errors::close);
+			}
+			case CLOCK_SHIFT -> {
+				Duration duration = millisBetween(draws, 1000, 4000);
+				// from one second to an hour, as likely a few seconds as a few minutes
+				Duration offset = Duration.ofMillis((long) Math.pow(ONE_HOUR.toMillis() / 1000.0, magnitude) * 1000);
+				Duration shift = either ? offset : offset.negated();
+				target.shiftClock(shift);
+				yield new Injection(kind, (either ? "+" : "-") + offset.toSeconds() + " s " + on + " for "
+						+ duration.toMillis() + " ms", target, duration, () -> target.shiftClock(Duration.ZERO));
+			}
+			case PAUSE -> {
+				Duration duration = millisBetween(draws, 200, 3000);
+				target.pause().pauseFor(duration);
+				yield new Injection(kind, duration.toMillis() + " ms " + on, target, duration, () -> {
+				});
+			}
+			case LEASE_DELETED -> {
+				Duration heldFor = millisBetween(draws, 0, 2 * ChaosSettings.RETRY_PERIOD.toMillis());
+				List<String> deleted = someOf(led, draws);
+				leaseNames(deleted).forEach(this.foreignWriter::delete);
+				yield new Injection(kind, "of " + deleted + " " + on, target, heldFor, () -> {
+				});
+			}
+			case LEASE_DELETED_CUT_OFF -> {
+				Duration cut = millisBetween(draws, 1200, 3000);
+				target.link().blackHole();
+				leaseNames(led).forEach(this.foreignWriter::delete);
+				yield new Injection(kind, "of all " + on + ", cut " + cut.toMillis() + " ms and until a successor "
+						+ "leads each", target, cut, target.link()::restore)
+					.until(() -> led.stream().allMatch((election) -> ledByAnotherThan(target, election)));
+			}
+			case STEP_DOWN -> {
+				Duration heldFor = millisBetween(draws, 100, 1000);
+				List<String> elections = someOf(led, draws);
+				Candidate candidate = this.processes.get(target).candidate;
+				elections.forEach((election) -> candidate.stepDown(election, either));
+				yield new Injection(kind, (either ? "yield of " : "step-down of ") + elections + " " + on, target,
+						heldFor, () -> {
+						});
+			}
+			case DRAIN_TIMEOUT -> drainTimeout(target, draws, either, led, on);
+			case DUPLICATE_IDENTITY -> {
+				if (this.processes.containsKey(this.twin)) {
+					yield null;
+				}
+				Duration duration = millisBetween(draws, 1000, 3000);
+				Candidate original = this.processes.get(target).candidate;
+				String identity = original.identity();
+				startProcess(this.twin, identity, identity + "@" + this.twin.name());
+				yield new Injection(kind, identity + " twice: " + on + " and in " + this.twin.name() + " for "
+						+ duration.toMillis() + " ms, then " + (either ? "stopped" : "killed"), target, duration, () -> {
+							logger.info("{}: {} reports another writer of its identity in {}, its twin in {}",
+									this.elector.name(), identity, original.identityConflicts(),
+									this.processes.get(this.twin).candidate.identityConflicts());
+							stopProcess(this.twin, either);
+						});
+			}
+			case FOREIGN_METADATA_EDIT -> {
+				Duration duration = millisBetween(draws, 500, 3000);
+				Duration every = between(20, 300, magnitude);
+				List<String> leases = leaseNames(this.settings.electionNames());
+				yield new Injection(kind, "of every Lease every " + every.toMillis() + " ms for "
+						+ duration.toMillis() + " ms", null, duration, () -> {
+						}).repeating(() -> leases.forEach(this.foreignWriter::editMetadata), every);
+			}
+			case PREFERRED_HOLDER -> preferredHolder(target, draws, led, on);
+		};
+	}
+
+	/**
+	 * Makes the leader run an opaque job longer than the drain timeout in one of its elections,
+	 * then stops it gracefully or steps it down from that election.
+	 */
+	private Injection drainTimeout(ReplicaSlot target, Random draws, boolean stop, List<String> led, String on) {
+		Process process = this.processes.get(target);
+		Duration length = between(ChaosSettings.DRAIN_TIMEOUT.toMillis() * 3 / 2,
+				ChaosSettings.DRAIN_TIMEOUT.toMillis() * 2, draws.nextDouble());
+		Duration down = millisBetween(draws, 100, 1000);
+		if (led.isEmpty()) {
+			return new Injection(FaultKind.DRAIN_TIMEOUT, "without an election to drain " + on, target, Duration.ZERO,
+					() -> {
+					});
+		}
+		String election = led.get(draws.nextInt(led.size()));
+		boolean running = jobStarted(process.workload.runOpaqueJob(election, length));
+		String job = (running ? "a " : "no (the gate closed first) ") + length.toMillis() + " ms opaque job of "
+				+ election;
+		if (stop) {
+			stopProcess(target, true);
+			return new Injection(FaultKind.DRAIN_TIMEOUT, "graceful stop during " + job + " " + on + ", down "
+					+ down.toMillis() + " ms", target, down, () -> startProcess(target));
+		}
+		process.candidate.stepDown(election, false);
+		return new Injection(FaultKind.DRAIN_TIMEOUT, "step-down during " + job + " " + on, target, length, () -> {
+		});
+	}
+
+	/** Names another live process as preferred holder of some of the leader's Leases. */
+	private Injection preferredHolder(ReplicaSlot target, Random draws, List<String> led, String on) {
+		Duration duration = millisBetween(draws, 500, 2000);
+		List<String> others = this.slots.stream()
+			.filter((slot) -> slot != target && this.processes.containsKey(slot))
+			.map((slot) -> this.processes.get(slot).candidate.identity())
+			.toList();
+		Map<String, String> preferred = new LinkedHashMap<>();
+		for (String election : someOf(led, draws)) {
+			if (!others.isEmpty()) {
+				preferred.put(election, others.get(draws.nextInt(others.size())));
+			}
+		}
+		preferred.forEach((election, identity) -> this.foreignWriter.prefer(this.settings.leaseName(election), identity));
+		return new Injection(FaultKind.PREFERRED_HOLDER, preferred + " " + on + " for " + duration.toMillis() + " ms",
+				target, duration, () -> leaseNames(List.copyOf(preferred.keySet()))
+					.forEach(this.foreignWriter::clearPreference));
+	}
+
+	/** Waits for a job to read the gate: whether it found it open and runs. */
+	private static boolean jobStarted(CompletableFuture<Boolean> started) {
+		try {
+			return started.get(JOB_START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Chaos run interrupted", ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return false;
+		}
+	}
+
 	private void startProcess(ReplicaSlot slot) {
-		Candidate candidate = this.elector.start(slot, this.settings, this.history, this.random.nextLong());
-		LeaderOnlyWorkload workload = LeaderOnlyWorkload.start(candidate, this.settings.electionNames(), slot.pause(),
-				this.history);
+		String identity = slot.nextIdentity(this.elector.identityPrefix());
+		startProcess(slot, identity, identity);
+	}
+
+	private void startProcess(ReplicaSlot slot, String identity, String name) {
+		this.history.processStarted(name, slot.name());
+		Candidate candidate = this.elector.start(slot, identity, name, this.settings, this.history,
+				this.processSeeds.nextLong());
+		LeaderOnlyWorkload workload = LeaderOnlyWorkload.start(candidate, name, this.settings.electionNames(),
+				slot.pause(), this.history, this.processSeeds.nextLong());
 		this.processes.put(slot, new Process(slot, candidate, workload));
 	}
 
 	/**
-	 * Stops the replica's process. Its leader-only work stops first, as the auto-configuration
-	 * drains {@code @LeaderOnly} work before it releases.
+	 * Stops the replica's process. Gracefully, the elector hands over the way it does it (ours
+	 * drains the leader-only calls under way first, up to the drain timeout), then the process
+	 * exits, ending whatever job still runs.
 	 */
 	private void stopProcess(ReplicaSlot slot, boolean gracefully) {
 		Process process = this.processes.remove(slot);
 		if (gracefully) {
-			process.workload.stop();
 			process.candidate.stopGracefully();
+			process.workload.abort();
 		}
 		else {
 			process.kill();
@@ -214,11 +498,31 @@ final class ChaosRun {
 		return this.processes.values().stream().anyMatch((process) -> process.candidate.isLeader(election));
 	}
 
-	/** The replica leading the most elections, or the given one when none leads. */
-	private ReplicaSlot leaderOf(ReplicaSlot otherwise) {
-		ReplicaSlot leader = otherwise;
+	private boolean ledByAnotherThan(ReplicaSlot slot, String election) {
+		return this.processes.values()
+			.stream()
+			.anyMatch((process) -> process.slot != slot && process.candidate.isLeader(election));
+	}
+
+	/**
+	 * A replica to aim at, among those running a process and not busy: the one leading the most
+	 * elections, or any of them; {@code null} if none is left.
+	 */
+	private ReplicaSlot target(Random draws, boolean aimedAtLeader, Set<ReplicaSlot> busy) {
+		int any = draws.nextInt(this.slots.size());
+		List<ReplicaSlot> live = this.slots.stream()
+			.filter((slot) -> this.processes.containsKey(slot) && !busy.contains(slot))
+			.toList();
+		if (live.isEmpty()) {
+			return null;
+		}
+		ReplicaSlot anyLive = live.get(any % live.size());
+		if (!aimedAtLeader) {
+			return anyLive;
+		}
+		ReplicaSlot leader = anyLive;
 		long most = 0;
-		for (ReplicaSlot slot : this.processes.keySet()) {
+		for (ReplicaSlot slot : live) {
 			long led = electionsLedBy(slot).size();
 			if (led > most) {
 				leader = slot;
@@ -236,12 +540,21 @@ final class ChaosRun {
 		return this.settings.electionNames().stream().filter(process.candidate::isLeader).toList();
 	}
 
-	private List<String> leaseNames() {
-		return this.settings.electionNames().stream().map(this.settings::leaseName).toList();
+	/** A non-empty part of the elections, each in it with even odds; none of none. */
+	private static List<String> someOf(List<String> elections, Random draws) {
+		if (elections.isEmpty()) {
+			return elections;
+		}
+		List<String> some = elections.stream().filter((election) -> draws.nextBoolean()).toList();
+		return some.isEmpty() ? List.of(elections.get(draws.nextInt(elections.size()))) : some;
 	}
 
-	private Duration millisBetween(long min, long max) {
-		return between(min, max, this.random.nextDouble());
+	private List<String> leaseNames(List<String> elections) {
+		return elections.stream().map(this.settings::leaseName).toList();
+	}
+
+	private static Duration millisBetween(Random random, long min, long max) {
+		return between(min, max, random.nextDouble());
 	}
 
 	private static Duration between(long minMillis, long maxMillis, double fraction) {
@@ -273,7 +586,7 @@ final class ChaosRun {
 
 		/** The process dies: its work, its elector and its connections. */
 		void kill() {
-			this.workload.stop();
+			this.workload.abort();
 			this.candidate.kill();
 			this.slot.link().resetConnections();
 		}
@@ -281,24 +594,77 @@ final class ChaosRun {
 	}
 
 	/**
-	 * An injected fault being held: how it reads in the report, how long it lasts, what heals
-	 * it, and what to repeat while it lasts.
+	 * A fault to inject while another is held.
+	 *
+	 * @param afterShare when, as a share of the held fault's duration after its injection
+	 * @param seed seeds everything about it
 	 */
-	private record Injection(String description, Duration duration, Runnable heal, Runnable repeat,
-			Duration every) {
+	private record PlannedFault(double afterShare, long seed) {
 
-		Injection(String description, Duration duration, Runnable heal) {
-			this(description, duration, heal, null, duration);
+	}
+
+	/**
+	 * An injected fault being held: how it reads in the report, which replica it acts on, how
+	 * long it lasts (and, for some, what must have happened before it ends), what heals it, and
+	 * what to repeat while it lasts.
+	 */
+	private static final class Injection {
+
+		private final FaultKind kind;
+
+		private final String description;
+
+		private final Set<ReplicaSlot> affected;
+
+		private final long startedAt = System.nanoTime();
+
+		private final Duration duration;
+
+		private final Runnable heal;
+
+		private BooleanSupplier until = () -> true;
+
+		private Runnable repeat;
+
+		private long everyNanos;
+
+		private long nextRepeatAt = this.startedAt;
+
+		/** @param target the replica it acts on; {@code null} for none */
+		Injection(FaultKind kind, String description, ReplicaSlot target, Duration duration, Runnable heal) {
+			this.kind = kind;
+			this.description = description;
+			this.affected = (target != null) ? Set.of(target) : Set.of();
+			this.duration = duration;
+			this.heal = heal;
 		}
 
-		void hold() {
-			long endAt = System.nanoTime() + this.duration.toNanos();
-			long left;
-			while ((left = endAt - System.nanoTime()) > 0) {
-				if (this.repeat != null) {
-					this.repeat.run();
-				}
-				idle(Duration.ofNanos(Math.min(left, this.every.toNanos())));
+		/** Repeats the action from now on, every so often, while the fault lasts. */
+		Injection repeating(Runnable action, Duration every) {
+			this.repeat = action;
+			this.everyNanos = every.toNanos();
+			return this;
+		}
+
+		/**
+		 * Lasts, beyond its duration, until the condition holds, or at most
+		 * {@link ChaosSettings#RECOVERY_TIMEOUT}.
+		 */
+		Injection until(BooleanSupplier condition) {
+			this.until = condition;
+			return this;
+		}
+
+		boolean over(long now) {
+			long held = now - this.startedAt;
+			return held - this.duration.toNanos() >= 0
+					&& (this.until.getAsBoolean() || held - ChaosSettings.RECOVERY_TIMEOUT.toNanos() >= 0);
+		}
+
+		void repeatIfDue(long now) {
+			if (this.repeat != null && now - this.nextRepeatAt >= 0) {
+				this.repeat.run();
+				this.nextRepeatAt = now + this.everyNanos;
 			}
 		}
 
@@ -311,7 +677,7 @@ final class ChaosRun {
 	 */
 	private static final class ConflictStorm {
 
-		private final KubernetesClient client;
+		private final ForeignWriter writer;
 
 		private final List<String> leases;
 
@@ -322,7 +688,7 @@ final class ChaosRun {
 		private volatile boolean running = true;
 
 		private ConflictStorm(ChaosApiServer server, List<String> leases, Duration every) {
-			this.client = server.client("conflict-storm");
+			this.writer = ForeignWriter.open(server, "conflict-storm");
 			this.leases = leases;
 			this.every = every;
 			this.thread = new Thread(this::write, "conflict-storm");
@@ -343,23 +709,14 @@ final class ChaosRun {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
-			this.client.close();
+			this.writer.close();
 		}
 
 		private void write() {
 			long writes = 0;
 			while (this.running) {
 				for (String lease : this.leases) {
-					String patch = "{\"metadata\":{\"annotations\":{\"chaos/foreign-writes\":\"" + (++writes) + "\"}}}";
-					try {
-						this.client.leases()
-							.inNamespace(ChaosSettings.NAMESPACE)
-							.withName(lease)
-							.patch(PatchContext.of(PatchType.JSON_MERGE), patch);
-					}
-					catch (RuntimeException ex) {
-						// a Lease not created yet: nothing to conflict with
-					}
+					this.writer.annotate(lease, "chaos/foreign-writes", String.valueOf(++writes));
 				}
 				idle(this.every);
 			}

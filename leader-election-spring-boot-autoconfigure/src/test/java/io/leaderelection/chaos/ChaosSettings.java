@@ -29,6 +29,13 @@ record ChaosSettings(long seed, int replicas, int elections, int transitions, Du
 
 	static final Duration RETRY_PERIOD = Duration.ofSeconds(2).dividedBy(TIME_SCALE);
 
+	/**
+	 * How long a release of our own accord waits for the leader work to end before it leaves
+	 * the Lease to expire instead: shorter than the longest leader-only job, so that some drains
+	 * run out.
+	 */
+	static final Duration DRAIN_TIMEOUT = Duration.ofMillis(400);
+
 	/** How long the run waits, after a fault is healed, for every election to have a leader. */
 	static final Duration RECOVERY_TIMEOUT = LEASE_DURATION.multipliedBy(10);
 

@@ -6,11 +6,17 @@ interface Elector {
 	/** The elector's name in the report. */
 	String name();
 
+	/** How the identities of this elector's processes begin, e.g. {@code ours}. */
+	String identityPrefix();
+
 	/**
 	 * Starts a new process in the replica that campaigns in every election of the run and
 	 * records its leadership in the history.
+	 * @param identity the identity the process campaigns with; two processes may be given one
+	 * @param process the process's name in the history, unique to it
 	 * @param seed seeds whatever the elector randomizes, where it lets us
 	 */
-	Candidate start(ReplicaSlot slot, ChaosSettings settings, LeadershipHistory history, long seed);
+	Candidate start(ReplicaSlot slot, String identity, String process, ChaosSettings settings,
+			LeadershipHistory history, long seed);
 
 }

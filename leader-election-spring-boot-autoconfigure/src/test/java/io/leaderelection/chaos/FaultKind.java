@@ -1,6 +1,9 @@
 package io.leaderelection.chaos;
 
-/** The faults a chaos run injects, one at a time. */
+/**
+ * The faults a chaos run injects: one at a time, or now and then a second (and third) one while
+ * the first is held.
+ */
 enum FaultKind {
 
 	/** A replica stops as on a rolling update, then starts again as a new process. */
@@ -31,7 +34,46 @@ enum FaultKind {
 	CLOCK_SHIFT("clock shift"),
 
 	/** A replica stops running anything for a while, as in a long garbage collection. */
-	PAUSE("pause (GC)");
+	PAUSE("pause (GC)"),
+
+	/**
+	 * A foreign client deletes the Leases of some elections while their leader is healthy, as
+	 * {@code kubectl delete lease} or a pruning deploy tool does.
+	 */
+	LEASE_DELETED("Lease deleted"),
+
+	/**
+	 * The leader is black-holed, then its Leases are deleted; the cut lasts until a successor
+	 * leads each of them.
+	 */
+	LEASE_DELETED_CUT_OFF("Lease deleted, leader cut off"),
+
+	/**
+	 * The leader steps down from some elections while leader-only jobs run: directly, or from a
+	 * listener thread as Spring Integration's {@code Context.yield()} does.
+	 */
+	STEP_DOWN("step-down or yield"),
+
+	/**
+	 * The leader stops gracefully or steps down while a leader-only job longer than the drain
+	 * timeout runs: the Lease must not be released while that job runs.
+	 */
+	DRAIN_TIMEOUT("drain timeout"),
+
+	/**
+	 * An extra process starts with the identity of a live process, in a replica of its own, runs
+	 * a while and stops.
+	 */
+	DUPLICATE_IDENTITY("duplicate identity"),
+
+	/** A foreign writer adds and changes labels and annotations of the Leases. */
+	FOREIGN_METADATA_EDIT("foreign label and annotation edits"),
+
+	/**
+	 * A foreign writer names another live candidate in {@code spec.preferredHolder} (and sets
+	 * {@code spec.strategy}) of the leader's Leases, as KEP-4355's coordinated election does.
+	 */
+	PREFERRED_HOLDER("preferredHolder set");
 
 	private final String label;
 

@@ -11,17 +11,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import io.leaderelection.chaos.ChaosOutcome.LeaderWork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The chaos suite: five replicas, each in eight elections, on the CRUD API server while faults
- * are injected one at a time (see {@link ChaosRun}).
+ * The chaos suite: five replicas, each in eight elections and running leader-only jobs in each,
+ * on the CRUD API server while faults are injected one at a time, now and then a few at once
+ * (see {@link ChaosRun}).
  * <p>
- * The short run, part of every build, runs this project's elector until 200 transitions. The
- * long run, {@code ./mvnw -B test -pl leader-election-spring-boot-autoconfigure -am
+ * The short run, part of every build, runs this project's elector until 200 transitions, every
+ * kind of fault injected at least once. The long run,
+ * {@code ./mvnw -B test -pl leader-election-spring-boot-autoconfigure -am
  * -Dtest='LeaderElectionChaosTest#longRunBesideFabric8' -Dchaos.long=true
  * -Dsurefire.failIfNoSpecifiedTests=false}, runs this project's elector and fabric8's, 7.3.1 from
  * the test class path and 7.8.0 from the jars the fabric8-baseline module lists, until 2,000
@@ -47,6 +50,7 @@ class LeaderElectionChaosTest {
 		assertThat(outcome.transitions()).as("transitions").isGreaterThanOrEqualTo(200);
 		assertNeverTwoLeaders(outcome);
 		assertThat(outcome.faults()).as("kinds of fault injected").containsOnlyKeys(FaultKind.values());
+		assertThat(outcome.faultsHeldTogether()).as("faults injected while another was held").isPositive();
 	}
 
 	@Test
@@ -68,10 +72,31 @@ class LeaderElectionChaosTest {
 		});
 	}
 
+	/**
+	 * No two gates open at once, no two cooperative steps at once, no opaque job of a successor
+	 * while a job of a term given up still runs, no release while a job of the releasing replica
+	 * still runs, fencing tokens that always rise, and no write that undoes what others wrote.
+	 */
 	private static void assertNeverTwoLeaders(ChaosOutcome outcome) {
+		LeaderWork work = outcome.work();
 		assertThat(outcome.gateOverlaps().count()).as("gate overlaps: %s", outcome.overlapScenarios()).isZero();
-		assertThat(outcome.executionOverlaps().count()).as("leader-only execution overlaps").isZero();
+		assertThat(work.stepOverlaps().count()).as("cooperative step overlaps: %s", work.stepOverlaps().examples())
+			.isZero();
+		assertThat(work.opaqueOverlapsAfterVoluntaryEnd().count())
+			.as("opaque job overlaps after a voluntary end: %s", work.opaqueOverlapsAfterVoluntaryEnd().examples())
+			.isZero();
+		assertThat(work.fenceViolations().count()).as("fence violations: %s", work.fenceViolations().examples())
+			.isZero();
 		assertThat(outcome.tokenRegressions()).as("fencing token regressions").isZero();
+		assertThat(work.releasesDuringJobs().count())
+			.as("releases while a job ran: %s", work.releasesDuringJobs().examples())
+			.isZero();
+		assertThat(outcome.leaseWrites().revertedForeignEdits().count())
+			.as("reverted foreign edits: %s", outcome.leaseWrites().revertedForeignEdits().examples())
+			.isZero();
+		assertThat(outcome.leaseWrites().clearedPreferredHolders().count())
+			.as("cleared preferredHolder or strategy: %s", outcome.leaseWrites().clearedPreferredHolders().examples())
+			.isZero();
 	}
 
 	private static List<Supplier<Elector>> electors() {

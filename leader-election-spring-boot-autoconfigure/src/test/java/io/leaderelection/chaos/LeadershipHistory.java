@@ -4,28 +4,66 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.leaderelection.chaos.ChaosOutcome.FaultStats;
+import io.leaderelection.chaos.ChaosOutcome.LeaderWork;
+import io.leaderelection.chaos.ChaosOutcome.LeaseWrites;
 import io.leaderelection.chaos.ChaosOutcome.Overlaps;
-import io.leaderelection.engine.ElectionListener;
-import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.chaos.ChaosOutcome.Violations;
 
 /**
  * Everything that happened in a chaos run, on the JVM's monotonic clock that every replica
- * shares: each term of leadership (gate open to gate closed), each leader-only execution and
- * each injected fault. From it, {@link #outcome} finds overlaps, fencing token regressions and
- * the unavailability after each fault.
+ * shares: each term of leadership (gate open to gate closed) of each process, each step of a
+ * cooperative leader-only job and each opaque job, each version of every Lease as the API server
+ * stored it, and each injected fault. From it, {@link #outcome} finds overlaps, fencing token
+ * regressions, releases written while a job of the releasing replica still ran, foreign edits
+ * that an elector's write undid, and the unavailability after each fault.
+ * <p>
+ * Everything is recorded per process, not per identity: two processes given one identity that
+ * both lead show as an overlap.
  */
 final class LeadershipHistory {
 
+	/**
+	 * How long before the recorded end of its term a job may have read the gate open: the engine
+	 * reads its clock for the gate-close time just before it closes the gate. Terms of one
+	 * process are always much further apart.
+	 */
+	private static final long GATE_READ_TOLERANCE = Duration.ofMillis(1).toNanos();
+
 	private final List<Term> terms = new ArrayList<>();
 
-	private final Map<String, List<Span>> executions = new LinkedHashMap<>();
+	private final Map<String, List<Span>> steps = new LinkedHashMap<>();
+
+	private final Map<String, List<Span>> opaqueJobs = new LinkedHashMap<>();
+
+	/** The replica each process runs in. */
+	private final Map<String, String> replicaOfProcess = new HashMap<>();
+
+	private final Set<String> replicas = new HashSet<>();
+
+	/** The last version stored of each election's Lease; none while it is missing. */
+	private final Map<String, LeaseVersion> leaseVersions = new HashMap<>();
+
+	private final List<LeaseWrite> releases = new ArrayList<>();
+
+	private final List<LeaseWrite> revertedEdits = new ArrayList<>();
+
+	private final List<LeaseWrite> clearedPreferredHolders = new ArrayList<>();
 
 	private final List<InjectedFault> faults = new ArrayList<>();
 
@@ -33,49 +71,81 @@ final class LeadershipHistory {
 
 	private int transitions;
 
-	/** Records the terms of one of our engines, with the gate times the engine reports. */
-	ElectionListener recorder(String identity) {
-		return new ElectionListener() {
-
-			@Override
-			public void granted(String election, long fencingToken, long gateOpenedAt) {
-				opened(identity, election, fencingToken, gateOpenedAt);
-			}
-
-			@Override
-			public void revoked(String election, RevocationCause cause, long gateClosedAt) {
-				closed(identity, election, gateClosedAt, cause.name());
-			}
-
-		};
+	/** A process started in the replica; its writes carry the replica's name. */
+	synchronized void processStarted(String process, String replica) {
+		this.replicaOfProcess.put(process, replica);
+		this.replicas.add(replica);
 	}
 
-	/** A term began: the candidate may run leader-only work from this moment. */
-	synchronized void opened(String identity, String election, Long fencingToken, long at) {
+	/** A term began: the process may run leader-only work from this moment. */
+	synchronized void opened(String process, String election, Long fencingToken, long at) {
 		if (!this.electionsEverLed.add(election)) {
 			this.transitions++;
 		}
-		this.terms.add(new Term(identity, election, fencingToken, at));
+		this.terms.add(new Term(process, election, fencingToken, at));
 	}
 
-	/** The candidate's term in the election, if open, ended at the given moment, for the given reason. */
-	synchronized void closed(String identity, String election, long at, String reason) {
+	/**
+	 * The process's term in the election, if open, ended at the given moment.
+	 * @param reason why, e.g. {@code RENEW_DEADLINE_PASSED}
+	 * @param voluntary whether leadership was given up (step-down, yield, graceful stop, preferred
+	 * holder) rather than lost
+	 */
+	synchronized void closed(String process, String election, long at, String reason, boolean voluntary) {
 		for (int i = this.terms.size() - 1; i >= 0; i--) {
 			Term term = this.terms.get(i);
-			if (term.identity.equals(identity) && term.election.equals(election) && term.closedAt == null) {
+			if (term.process.equals(process) && term.election.equals(election) && term.closedAt == null) {
 				term.closedAt = at;
 				term.closedBecause = reason;
+				term.voluntary = voluntary;
 				return;
 			}
 		}
 	}
 
-	synchronized void executed(String identity, String election, long start, long end) {
-		this.executions.computeIfAbsent(election, (key) -> new ArrayList<>()).add(new Span(identity, start, end));
+	/** A step of a cooperative job ran, from just before its gate read to its end. */
+	synchronized void stepRan(String process, String election, long start, long end) {
+		this.steps.computeIfAbsent(election, (key) -> new ArrayList<>()).add(new Span(process, start, end));
 	}
 
-	synchronized void faultInjected(FaultKind kind, String description, long at) {
-		this.faults.add(new InjectedFault(kind, description, at));
+	/** An opaque job ran, from just before its only gate read to its end. */
+	synchronized void opaqueJobRan(String process, String election, long start, long end) {
+		this.opaqueJobs.computeIfAbsent(election, (key) -> new ArrayList<>()).add(new Span(process, start, end));
+	}
+
+	/**
+	 * The API server stored a version of the election's Lease, in the order it stored them. A
+	 * version a replica wrote must carry over what others own from the version it replaced, so
+	 * that no version ever lacks an edit made before it; one that names no holder after one that
+	 * did is a release.
+	 * @param writer the client that wrote it: a replica's name, or a foreign writer's
+	 * @param version the version stored; {@code null} when the Lease was deleted
+	 */
+	synchronized void leaseWritten(String election, String writer, LeaseVersion version, long at) {
+		LeaseVersion before = (version != null) ? this.leaseVersions.put(election, version)
+				: this.leaseVersions.remove(election);
+		if (before == null || version == null || !this.replicas.contains(writer)) {
+			return;
+		}
+		String reverted = before.editsUndoneBy(version);
+		if (reverted != null) {
+			this.revertedEdits.add(new LeaseWrite(election, writer, at, reverted));
+		}
+		String cleared = before.coordinationUndoneBy(version);
+		if (cleared != null) {
+			this.clearedPreferredHolders.add(new LeaseWrite(election, writer, at, cleared));
+		}
+		if (before.hasHolder() && !version.hasHolder()) {
+			this.releases.add(new LeaseWrite(election, writer, at, "released " + before.holder()));
+		}
+	}
+
+	/**
+	 * A fault was injected at the given moment.
+	 * @param heldWithAnother whether it was injected while another fault was held
+	 */
+	synchronized void faultInjected(FaultKind kind, String description, long at, boolean heldWithAnother) {
+		this.faults.add(new InjectedFault(kind, description, at, heldWithAnother));
 	}
 
 	/** Terms begun after the first one of each election. */
@@ -85,23 +155,17 @@ final class LeadershipHistory {
 
 	/** What the run shows, counting terms still open as open until the run ended. */
 	synchronized ChaosOutcome outcome(String elector, ChaosSettings settings, long startedAt, long endedAt) {
-		Map<String, List<Term>> byElection = new LinkedHashMap<>();
+		Map<String, List<Term>> byElection = new TreeMap<>();
+		Map<String, List<Term>> byProcessAndElection = new HashMap<>();
 		for (Term term : this.terms) {
 			byElection.computeIfAbsent(term.election, (key) -> new ArrayList<>()).add(term);
+			byProcessAndElection.computeIfAbsent(term.process + " in " + term.election, (key) -> new ArrayList<>())
+				.add(term);
 		}
-		byElection.values().forEach((terms) -> terms.sort(Comparator.comparingLong((Term term) -> term.openedAt)));
-		List<Overlaps.Overlap> gateOverlaps = new ArrayList<>();
-		List<Overlaps.Overlap> executionOverlaps = new ArrayList<>();
-		Integer tokenRegressions = 0;
-		for (Map.Entry<String, List<Term>> election : byElection.entrySet()) {
-			List<Span> gates = election.getValue().stream().map((term) -> term.span(endedAt)).toList();
-			gateOverlaps.addAll(Overlaps.find(election.getKey(), gates));
-			executionOverlaps
-				.addAll(Overlaps.find(election.getKey(), this.executions.getOrDefault(election.getKey(), List.of())));
-			Integer regressions = tokenRegressions(election.getValue());
-			tokenRegressions = (tokenRegressions == null || regressions == null) ? null
-					: tokenRegressions + regressions;
-		}
+		Comparator<Term> byOpening = Comparator.comparingLong((Term term) -> term.openedAt);
+		byElection.values().forEach((terms) -> terms.sort(byOpening));
+		byProcessAndElection.values().forEach((terms) -> terms.sort(byOpening));
+		boolean tokens = !this.terms.isEmpty() && this.terms.stream().allMatch((term) -> term.fencingToken != null);
 		Map<FaultKind, FaultStats> faults = new EnumMap<>(FaultKind.class);
 		for (int i = 0; i < this.faults.size(); i++) {
 			InjectedFault fault = this.faults.get(i);
@@ -110,6 +174,53 @@ final class LeadershipHistory {
 			stats.countInjection();
 			for (List<Term> terms : byElection.values()) {
 				interrupt(stats, terms, fault.at, windowEnd, endedAt);
+			}
+		}
+		List<Overlaps.Overlap> gateOverlaps = new ArrayList<>();
+		List<Overlaps.Overlap> stepOverlaps = new ArrayList<>();
+		List<Overlaps.Overlap> afterVoluntaryEnd = new ArrayList<>();
+		List<Overlaps.Overlap> afterLoss = new ArrayList<>();
+		List<String> fenceViolations = new ArrayList<>();
+		List<String> releasesDuringJobs = new ArrayList<>();
+		Integer tokenRegressions = tokens ? 0 : null;
+		long stepCount = 0;
+		long opaqueJobCount = 0;
+		Set<String> elections = new TreeSet<>(byElection.keySet());
+		elections.addAll(this.steps.keySet());
+		elections.addAll(this.opaqueJobs.keySet());
+		for (String election : elections) {
+			List<Term> terms = byElection.getOrDefault(election, List.of());
+			gateOverlaps.addAll(Overlaps.find(election, terms.stream().map((term) -> term.span(endedAt)).toList()));
+			if (tokens) {
+				tokenRegressions += tokenRegressions(terms);
+			}
+			SpansByStart steps = new SpansByStart(this.steps.get(election));
+			SpansByStart opaque = new SpansByStart(this.opaqueJobs.get(election));
+			stepCount += steps.spans.size();
+			opaqueJobCount += opaque.spans.size();
+			stepOverlaps.addAll(Overlaps.find(election, steps.spans));
+			for (Overlaps.Overlap overlap : Overlaps.find(election, opaque.spans)) {
+				Term earlier = termOf(byProcessAndElection, overlap.open(), election);
+				Term later = termOf(byProcessAndElection, overlap.began(), election);
+				boolean voluntary = earlier != null && earlier.closedAt != null && earlier.voluntary;
+				(voluntary ? afterVoluntaryEnd : afterLoss).add(overlap);
+				FaultStats cause = statsOfFaultInEffect(faults, overlap.at());
+				if (cause != null) {
+					cause.opaqueJobsOverlapped(voluntary);
+				}
+				if (!voluntary && tokens && earlier != null && later != null
+						&& later.fencingToken <= earlier.fencingToken) {
+					fenceViolations.add(describeJobOverlap(overlap, earlier, startedAt) + "; fencing token "
+							+ later.fencingToken + " after " + earlier.fencingToken);
+				}
+			}
+			for (LeaseWrite release : this.releases) {
+				if (release.election.equals(election)) {
+					String job = jobRunningAt(release, steps, opaque, startedAt);
+					if (job != null) {
+						releasesDuringJobs.add(release.describe(startedAt) + " while " + job);
+					}
+				}
 			}
 		}
 		List<String> scenarios = new ArrayList<>();
@@ -122,10 +233,19 @@ final class LeadershipHistory {
 			}
 			scenarios.add(scenario);
 		}
-		long executionCount = this.executions.values().stream().mapToLong(List::size).sum();
+		Function<Overlaps.Overlap, String> describeJobOverlap = (overlap) -> describeJobOverlap(overlap,
+				termOf(byProcessAndElection, overlap.open(), overlap.election()), startedAt);
+		LeaderWork work = new LeaderWork(stepCount, Overlaps.of(stepOverlaps, (overlap) -> overlap.describe(startedAt)),
+				opaqueJobCount, Overlaps.of(afterVoluntaryEnd, describeJobOverlap),
+				Overlaps.of(afterLoss, describeJobOverlap), tokens ? Violations.of(fenceViolations) : null,
+				Violations.of(releasesDuringJobs));
+		LeaseWrites leaseWrites = new LeaseWrites(
+				Violations.of(this.revertedEdits.stream().map((write) -> write.describe(startedAt)).toList()),
+				Violations.of(this.clearedPreferredHolders.stream().map((write) -> write.describe(startedAt)).toList()));
+		int heldTogether = (int) this.faults.stream().filter(InjectedFault::heldWithAnother).count();
 		return new ChaosOutcome(elector, settings, Duration.ofNanos(endedAt - startedAt), this.transitions, faults,
-				Overlaps.of(gateOverlaps), Overlaps.of(executionOverlaps), executionCount, tokenRegressions,
-				scenarios);
+				heldTogether, Overlaps.of(gateOverlaps, (overlap) -> overlap.describe(startedAt)), tokenRegressions,
+				work, leaseWrites, scenarios);
 	}
 
 	/**
@@ -151,18 +271,57 @@ final class LeadershipHistory {
 				(holding != null) ? holding.closedBecause : "no leader at the fault");
 	}
 
-	/** Terms whose fencing token is not above the one before; {@code null} without tokens. */
-	private static Integer tokenRegressions(List<Term> terms) {
+	/** Terms whose fencing token is not above the one before. */
+	private static int tokenRegressions(List<Term> terms) {
 		int regressions = 0;
-		for (int i = 0; i < terms.size(); i++) {
-			if (terms.get(i).fencingToken == null) {
-				return null;
-			}
-			if (i > 0 && terms.get(i).fencingToken <= terms.get(i - 1).fencingToken) {
+		for (int i = 1; i < terms.size(); i++) {
+			if (terms.get(i).fencingToken <= terms.get(i - 1).fencingToken) {
 				regressions++;
 			}
 		}
 		return regressions;
+	}
+
+	/**
+	 * The term a job ran in: of its process's terms in its election, the first that had not
+	 * ended when the job was about to read the gate and had begun before the job ended;
+	 * {@code null} if none.
+	 */
+	private static Term termOf(Map<String, List<Term>> byProcessAndElection, Span job, String election) {
+		for (Term term : byProcessAndElection.getOrDefault(job.owner() + " in " + election, List.of())) {
+			if (term.openedAt - job.end() > 0) {
+				return null;
+			}
+			if (term.closedAt == null || term.closedAt - (job.start() - GATE_READ_TOLERANCE) >= 0) {
+				return term;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * A job of the releasing replica's process that had begun and not ended when the release
+	 * was stored, described; {@code null} if none.
+	 */
+	private String jobRunningAt(LeaseWrite release, SpansByStart steps, SpansByStart opaqueJobs, long runStartedAt) {
+		Predicate<Span> ofWriter = (span) -> release.writer.equals(this.replicaOfProcess.get(span.owner()));
+		Span step = steps.runningAt(release.at, ofWriter);
+		if (step != null) {
+			return step.owner() + "'s cooperative step " + step.describeTimes(runStartedAt) + " ran";
+		}
+		Span job = opaqueJobs.runningAt(release.at, ofWriter);
+		return (job != null) ? job.owner() + "'s opaque job " + job.describeTimes(runStartedAt) + " ran" : null;
+	}
+
+	private static String describeJobOverlap(Overlaps.Overlap overlap, Term earlier, long startedAt) {
+		String ended = (earlier == null) ? "outside any term"
+				: (earlier.closedAt == null) ? "in a term still open" : "in a term ended by " + earlier.closedBecause;
+		return overlap.describe(startedAt) + " (the earlier job ran " + ended + ")";
+	}
+
+	private FaultStats statsOfFaultInEffect(Map<FaultKind, FaultStats> stats, long at) {
+		InjectedFault fault = faultInEffectAt(at);
+		return (fault != null) ? stats.get(fault.kind) : null;
 	}
 
 	private InjectedFault faultInEffectAt(long at) {
@@ -175,18 +334,131 @@ final class LeadershipHistory {
 		return inEffect;
 	}
 
-	/** Something a replica held from start to end: a term, or a leader-only execution. */
-	record Span(String owner, long start, long end) {
+	/** Spans sorted by start, to find those running at a given moment. */
+	private static final class SpansByStart {
+
+		private final List<Span> spans;
+
+		/** No span lasted longer, so none that began earlier than this before a moment runs then. */
+		private final long longest;
+
+		SpansByStart(List<Span> spans) {
+			this.spans = (spans != null) ? new ArrayList<>(spans) : new ArrayList<>();
+			this.spans.sort(Comparator.comparingLong(Span::start));
+			this.longest = this.spans.stream().mapToLong((span) -> span.end() - span.start()).max().orElse(0);
+		}
+
+		/** A span matching the filter that had begun and not ended at the moment; {@code null} if none. */
+		Span runningAt(long at, Predicate<Span> filter) {
+			for (int i = firstStartingAtOrAfter(at) - 1; i >= 0 && this.spans.get(i).start() >= at - this.longest; i--) {
+				Span span = this.spans.get(i);
+				if (span.end() > at && filter.test(span)) {
+					return span;
+				}
+			}
+			return null;
+		}
+
+		private int firstStartingAtOrAfter(long at) {
+			int low = 0;
+			int high = this.spans.size();
+			while (low < high) {
+				int middle = (low + high) >>> 1;
+				if (this.spans.get(middle).start() < at) {
+					low = middle + 1;
+				}
+				else {
+					high = middle;
+				}
+			}
+			return low;
+		}
 
 	}
 
-	private record InjectedFault(FaultKind kind, String description, long at) {
+	/** Something a process held from start to end: a term, a cooperative step or an opaque job. */
+	record Span(String owner, long start, long end) {
+
+		/** Its start and end in seconds from the start of the run. */
+		String describeTimes(long runStartedAt) {
+			return String.format("%.3f–%.3f s", (this.start - runStartedAt) / 1e9, (this.end - runStartedAt) / 1e9);
+		}
+
+	}
+
+	/**
+	 * What an elector must carry over, unchanged, from the version of a Lease it writes on: its
+	 * labels and annotations, and the spec fields of coordinated election (KEP-4355), which
+	 * others own; and the holder, to tell a release.
+	 */
+	record LeaseVersion(String holder, Map<String, String> labels, Map<String, String> annotations,
+			String preferredHolder, String strategy) {
+
+		LeaseVersion {
+			labels = (labels != null) ? Map.copyOf(labels) : Map.of();
+			annotations = (annotations != null) ? Map.copyOf(annotations) : Map.of();
+		}
+
+		static LeaseVersion of(Lease lease) {
+			ObjectMeta metadata = (lease.getMetadata() != null) ? lease.getMetadata() : new ObjectMeta();
+			LeaseSpec spec = (lease.getSpec() != null) ? lease.getSpec() : new LeaseSpec();
+			return new LeaseVersion(spec.getHolderIdentity(), metadata.getLabels(), metadata.getAnnotations(),
+					spec.getPreferredHolder(), spec.getStrategy());
+		}
+
+		boolean hasHolder() {
+			return this.holder != null && !this.holder.isEmpty();
+		}
+
+		/** The labels and annotations of this version that the later one lacks or changed; {@code null} if none. */
+		String editsUndoneBy(LeaseVersion later) {
+			List<String> undone = new ArrayList<>();
+			undone.addAll(entriesUndone("label", this.labels, later.labels));
+			undone.addAll(entriesUndone("annotation", this.annotations, later.annotations));
+			return undone.isEmpty() ? null : String.join(", ", undone);
+		}
+
+		/** The coordinated-election fields of this version that the later one lacks or changed; {@code null} if none. */
+		String coordinationUndoneBy(LeaseVersion later) {
+			List<String> undone = new ArrayList<>();
+			if (this.preferredHolder != null && !this.preferredHolder.equals(later.preferredHolder)) {
+				undone.add("spec.preferredHolder " + this.preferredHolder + " became " + later.preferredHolder);
+			}
+			if (this.strategy != null && !this.strategy.equals(later.strategy)) {
+				undone.add("spec.strategy " + this.strategy + " became " + later.strategy);
+			}
+			return undone.isEmpty() ? null : String.join(", ", undone);
+		}
+
+		private static List<String> entriesUndone(String what, Map<String, String> before, Map<String, String> after) {
+			return before.entrySet()
+				.stream()
+				.filter((entry) -> !Objects.equals(entry.getValue(), after.get(entry.getKey())))
+				.map((entry) -> what + " " + entry.getKey() + "=" + entry.getValue() + " became "
+						+ after.get(entry.getKey()))
+				.sorted()
+				.toList();
+		}
+
+	}
+
+	/** A version of an election's Lease a replica wrote, and what is wrong with it. */
+	private record LeaseWrite(String election, String writer, long at, String what) {
+
+		String describe(long runStartedAt) {
+			return String.format("%s: a write by %s at %.3f s: %s", this.election, this.writer,
+					(this.at - runStartedAt) / 1e9, this.what);
+		}
+
+	}
+
+	private record InjectedFault(FaultKind kind, String description, long at, boolean heldWithAnother) {
 
 	}
 
 	private static final class Term {
 
-		private final String identity;
+		private final String process;
 
 		private final String election;
 
@@ -198,15 +470,17 @@ final class LeadershipHistory {
 
 		private String closedBecause;
 
-		private Term(String identity, String election, Long fencingToken, long openedAt) {
-			this.identity = identity;
+		private boolean voluntary;
+
+		private Term(String process, String election, Long fencingToken, long openedAt) {
+			this.process = process;
 			this.election = election;
 			this.fencingToken = fencingToken;
 			this.openedAt = openedAt;
 		}
 
 		private Span span(long endedAt) {
-			return new Span(this.identity, this.openedAt, (this.closedAt != null) ? this.closedAt : endedAt);
+			return new Span(this.process, this.openedAt, (this.closedAt != null) ? this.closedAt : endedAt);
 		}
 
 	}
