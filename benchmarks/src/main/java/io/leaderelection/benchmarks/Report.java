@@ -329,7 +329,10 @@ final class Report {
 			.append(" s once all led and two retry periods passed. Elector threads: this project's are the threads ")
 			.append("named `leader-election*`; fabric8's are its client executor's and its shared scheduler's ")
 			.append("(the threads its loop runs on). JVM threads include the HTTP client's and the JVM's own. ")
-			.append("Heap: used after a full GC at the end of the window. CPU: the process's CPU time per second.\n\n");
+			.append("Heap: used after a full GC at the end of the window. CPU: the process's CPU time per second.")
+			.append(" Time until all led: from the start, with no Lease in existence; this project's first leader ")
+			.append("of a Lease it finds missing waits one lease duration, so that a leader cut off from a Lease ")
+			.append("deleted under it has closed its gate.\n\n");
 		header(out, "elections: measure");
 		for (int elections : this.settings.scale()) {
 			scaleRow(out, elections, "elector threads", (result) -> result.electorThreads(), (value) -> String.valueOf(Math.round(value)));
