@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.leaderelection.autoconfigure.LeaderElectionThreads;
+import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
@@ -126,7 +126,7 @@ final class OurImplementation implements Implementation {
 			}
 			finally {
 				try {
-					this.threads.destroy();
+					this.threads.close();
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();

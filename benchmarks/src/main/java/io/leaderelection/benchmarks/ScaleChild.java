@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.leaderelection.autoconfigure.LeaderElectionThreads;
+import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.baseline.fabric8.Fabric8Baseline;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;

@@ -56,6 +56,8 @@ class LocalApiServerConfiguration {
 		return new KubernetesClientBuilder().withConfig(new ConfigBuilder()
 			.withMasterUrl("http://127.0.0.1:" + localApiServer.port())
 			.withNamespace("default")
+			// plain HTTP: no h2c upgrade for the JDK client (the Boot 4 line's) to ask for
+			.withHttp2Disable(true)
 			.build()).build();
 	}
 

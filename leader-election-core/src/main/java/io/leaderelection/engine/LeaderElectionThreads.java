@@ -1,0 +1,62 @@
+package io.leaderelection.engine;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+
+
+/**
+ * The threads the elector owns, whatever the number of elections: a small scheduler pool that
+ * runs every election, one thread that publishes events, calls listeners and starts and stops
+ * gated beans (another one for as long as user code there blocks), and two that open
+ * followers' watches. Closing it stops them all.
+ */
+public class LeaderElectionThreads implements AutoCloseable {
+
+	/** Scheduler threads; every step is non-blocking, so a second thread is only headroom. */
+	static final int SCHEDULER_THREADS = 2;
+
+	private final ScheduledThreadPoolExecutor scheduler;
+
+	/** Watch openers; fabric8 blocks each until the server accepted the watch. */
+	static final int WATCH_OPENER_THREADS = 2;
+
+	/** How long user code may block the callback thread before another one takes over the rest. */
+	static final Duration CALLBACK_PATIENCE = Duration.ofMillis(100);
+
+	private final ElasticExecutor callbacks;
+
+	private final ExecutorService watchOpeners;
+
+	public LeaderElectionThreads() {
+		this.scheduler = new ScheduledThreadPoolExecutor(SCHEDULER_THREADS, DaemonThreads.named("leader-election-"));
+		this.scheduler.setRemoveOnCancelPolicy(true);
+		this.callbacks = new ElasticExecutor(DaemonThreads.named("leader-election-events-"), this.scheduler,
+				CALLBACK_PATIENCE);
+		this.watchOpeners = Executors.newFixedThreadPool(WATCH_OPENER_THREADS,
+				DaemonThreads.named("leader-election-watch-"));
+	}
+
+	/** Where the Lease stores open their watches. */
+	public Executor watchOpener() {
+		return this.watchOpeners;
+	}
+
+	/** The runtime the engine runs on: these threads, the system's monotonic and UTC clocks. */
+	public ElectionRuntime runtime() {
+		return new ElectionRuntime(new ExecutorElectionScheduler(this.scheduler), MonotonicClock.system(),
+				Clock.systemUTC(), this.callbacks, new Random());
+	}
+
+	@Override
+	public void close() throws InterruptedException {
+		this.scheduler.shutdownNow();
+		this.watchOpeners.shutdownNow();
+		this.callbacks.shutdown(Duration.ofSeconds(5));
+	}
+
+}

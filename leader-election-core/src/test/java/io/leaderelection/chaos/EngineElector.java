@@ -1,0 +1,212 @@
+package io.leaderelection.chaos;
+
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.leaderelection.engine.LeaderElectionThreads;
+import io.leaderelection.engine.ElectionEngine;
+import io.leaderelection.engine.ElectionListener;
+import io.leaderelection.engine.ElectionRuntime;
+import io.leaderelection.engine.LeaderCalls;
+import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.kubernetes.KubernetesLeaseStores;
+
+/**
+ * This project's elector: an {@link ElectionEngine} on the threads the auto-configuration gives
+ * it, with the replica's wall clock and pauses, a fabric8 client through the replica's link, and
+ * the leader-only calls registered with {@link LeaderCalls} as the {@code @LeaderOnly}
+ * interceptor registers them, drained for up to {@link ChaosSettings#DRAIN_TIMEOUT}. Terms are
+ * recorded with the gate times the engine reports to its listeners.
+ */
+final class EngineElector implements Elector {
+
+	@Override
+	public String name() {
+		return "this project";
+	}
+
+	@Override
+	public String identityPrefix() {
+		return "ours";
+	}
+
+	@Override
+	public Candidate start(ReplicaSlot slot, String identity, String process, ChaosSettings settings,
+			LeadershipHistory history, long seed) {
+		return new EngineCandidate(slot, identity, process, settings, history, seed);
+	}
+
+	private static final class EngineCandidate implements Candidate {
+
+		private static final long NOT_KILLED = Long.MIN_VALUE;
+
+		private final String identity;
+
+		private final String process;
+
+		private final LeadershipHistory history;
+
+		private final List<String> elections;
+
+		private final KubernetesClient client;
+
+		private final LeaderElectionThreads threads = new LeaderElectionThreads();
+
+		private final LeaderCalls calls = new LeaderCalls();
+
+		/** The elections to step down from at the next listener call of each. */
+		private final Set<String> yields = ConcurrentHashMap.newKeySet();
+
+		private final ElectionEngine engine;
+
+		/** When the process was killed, on the engine's monotonic clock; {@link #NOT_KILLED} before. */
+		private volatile long killedAt = NOT_KILLED;
+
+		private EngineCandidate(ReplicaSlot slot, String identity, String process, ChaosSettings settings,
+				LeadershipHistory history, long seed) {
+			this.identity = identity;
+			this.process = process;
+			this.history = history;
+			this.elections = settings.electionNames();
+			this.client = new KubernetesClientBuilder()
+				.withConfig(ChaosApiServer.config(slot.link().port(), slot.name()).build())
+				.build();
+			ElectionRuntime production = this.threads.runtime();
+			ElectionRuntime runtime = new ElectionRuntime(slot.pause().pausing(production.scheduler()),
+					production.monotonicClock(), slot.wallClock(),
+					slot.pause().pausing(production.callbackExecutor()), new Random(seed));
+			this.engine = new ElectionEngine(this.identity, settings.electionSettings(),
+					new KubernetesLeaseStores(this.client, slot.pause().pausing(this.threads.watchOpener())), runtime,
+					List.of(new Recorder(), new Yielder()), this.calls, ChaosSettings.DRAIN_TIMEOUT);
+			this.engine.start();
+		}
+
+		@Override
+		public String identity() {
+			return this.identity;
+		}
+
+		@Override
+		public Call enter(String election, String what) {
+			LeaderCalls.Call call = this.calls.enter(election, false, what);
+			return (call != null) ? call::exit : null;
+		}
+
+		@Override
+		public boolean isLeader(String election) {
+			return this.engine.isLeader(election);
+		}
+
+		@Override
+		public void stepDown(String election, boolean fromListener) {
+			if (fromListener) {
+				this.yields.add(election);
+			}
+			else {
+				this.engine.stepDown(election);
+			}
+		}
+
+		@Override
+		public List<String> identityConflicts() {
+			return this.elections.stream()
+				.filter((election) -> this.engine.health(election).identityConflict() != null)
+				.toList();
+		}
+
+		@Override
+		public void stopGracefully() {
+			try {
+				// The engine bounds the drain and the release; this only guards the run.
+				this.engine.stop(true).get(ChaosSettings.RECOVERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				throw new IllegalStateException(this.identity + " did not stop within " + ChaosSettings.RECOVERY_TIMEOUT, ex);
+			}
+			close();
+		}
+
+		/**
+		 * Stops the engine without a release; the engine reports the terms it ends as ended by
+		 * shutdown, which the history records as the process killed.
+		 */
+		@Override
+		public void kill() {
+			this.killedAt = System.nanoTime();
+			this.engine.stop(false);
+			close();
+		}
+
+		/** Lets the listener calls already made run, so that the history sees every term end. */
+		private void close() {
+			try {
+				this.threads.close();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			this.client.close();
+		}
+
+		@Override
+		public String toString() {
+			return this.process;
+		}
+
+		/** Records the process's terms with the gate times the engine reports. */
+		private final class Recorder implements ElectionListener {
+
+			@Override
+			public void granted(String election, long fencingToken, long gateOpenedAt) {
+				EngineCandidate.this.history.opened(EngineCandidate.this.process, election, fencingToken, gateOpenedAt);
+			}
+
+			@Override
+			public void revoked(String election, RevocationCause cause, long gateClosedAt) {
+				long killed = EngineCandidate.this.killedAt;
+				if (killed != NOT_KILLED && gateClosedAt - killed >= 0) {
+					EngineCandidate.this.history.closed(EngineCandidate.this.process, election, gateClosedAt,
+							"process killed", false);
+				}
+				else {
+					EngineCandidate.this.history.closed(EngineCandidate.this.process, election, gateClosedAt,
+							cause.name(), !cause.isLost());
+				}
+			}
+
+		}
+
+		/**
+		 * Steps down on a listener thread, as an application's event listener calls
+		 * {@code Context.yield()}: at the election's next renewal; a yield whose term ends first is
+		 * dropped.
+		 */
+		private final class Yielder implements ElectionListener {
+
+			@Override
+			public void renewed(String election, boolean success, long nanos) {
+				if (EngineCandidate.this.yields.remove(election)) {
+					EngineCandidate.this.engine.stepDown(election);
+				}
+			}
+
+			@Override
+			public void revoked(String election, RevocationCause cause, long gateClosedAt) {
+				EngineCandidate.this.yields.remove(election);
+			}
+
+		}
+
+	}
+
+}

@@ -1,0 +1,47 @@
+package io.leaderelection.actuate.health;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.actuate.health.AbstractHealthIndicator;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+
+/**
+ * Spring Boot 3.5's health types (spring-boot-actuator) under the health indicators that both
+ * Boot lines share.
+ */
+public abstract class BootHealthIndicator extends AbstractHealthIndicator {
+
+	protected BootHealthIndicator(String failureMessage) {
+		super(failureMessage);
+	}
+
+	/** Judges health; a check that throws is DOWN with the exception. */
+	protected abstract HealthVerdict check();
+
+	@Override
+	protected final void doHealthCheck(Health.Builder builder) {
+		HealthVerdict verdict = check();
+		(verdict.up() ? builder.up() : builder.down()).withDetails(verdict.details());
+	}
+
+	/**
+	 * Matches where Boot 3.5's health support is present and
+	 * {@code management.health.leader-election.enabled} is not false.
+	 */
+	@Target(ElementType.TYPE)
+	@Retention(RetentionPolicy.RUNTIME)
+	@Documented
+	@ConditionalOnClass(HealthIndicator.class)
+	@ConditionalOnEnabledHealthIndicator("leader-election")
+	public @interface ConditionalOnLeaderElectionHealth {
+
+	}
+
+}

@@ -1,0 +1,45 @@
+package io.leaderelection;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.registry.HealthContributorRegistry;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
+import org.springframework.context.ApplicationContext;
+
+/**
+ * Spring Boot 4's types that the tests both Boot lines share name
+ * differently: actuator auto-configurations, health types, the web server's lifecycle phase.
+ */
+public final class BootLine {
+
+	/** Registers health contributors and serves them. */
+	public static final AutoConfigurations HEALTH = AutoConfigurations.of(HealthContributorAutoConfiguration.class,
+			HealthContributorRegistryAutoConfiguration.class);
+
+	/** Gives a meter registry. */
+	public static final AutoConfigurations METRICS = AutoConfigurations.of(MetricsAutoConfiguration.class);
+
+	/** The phase in which the web server shuts down gracefully. */
+	public static final int WEB_SERVER_GRACEFUL_SHUTDOWN_PHASE = WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE;
+
+	/** Present exactly when Boot's health support is. */
+	public static final Class<?> HEALTH_INDICATOR = HealthIndicator.class;
+
+	private BootLine() {
+	}
+
+	/** The contributor registered under {@code name}, or {@code null}. */
+	public static Object healthContributor(ApplicationContext context, String name) {
+		return context.getBean(HealthContributorRegistry.class).getContributor(name);
+	}
+
+	/** A health indicator of the application's own. */
+	public static Object userHealthIndicator() {
+		HealthIndicator indicator = () -> null;
+		return indicator;
+	}
+
+}

@@ -1,0 +1,103 @@
+package io.leaderelection.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.leaderelection.LeaderElector;
+import io.leaderelection.engine.ElectionEngine;
+import io.leaderelection.engine.ElectionListener;
+import io.leaderelection.engine.LeaderElectionThreads;
+import io.leaderelection.engine.LeaderWork;
+import io.leaderelection.kubernetes.KubernetesLeaseStores;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
+import org.springframework.integration.leader.event.LeaderEventPublisher;
+
+/**
+ * Auto-configuration of Kubernetes Lease leader election: one {@link LeaderElector} for every
+ * configured election, campaigning from a late lifecycle phase and publishing Spring
+ * Integration leader events.
+ */
+@AutoConfiguration(afterName = "org.springframework.cloud.kubernetes.fabric8.Fabric8AutoConfiguration")
+@ConditionalOnProperty(prefix = LeaderElectionProperties.PREFIX, name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LeaderElectionProperties.class)
+public class LeaderElectionAutoConfiguration {
+
+	/** Spring Boot's default for spring.lifecycle.timeout-per-shutdown-phase. */
+	private static final Duration DEFAULT_SHUTDOWN_PHASE = Duration.ofSeconds(30);
+
+	@Bean
+	@ConditionalOnMissingBean
+	KubernetesClient kubernetesClient() {
+		return new KubernetesClientBuilder().build();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaderElectionSettings leaderElectionSettings(LeaderElectionProperties properties, Environment environment,
+			KubernetesClient kubernetesClient) {
+		LeaderElectionSettingsResolver resolver = new LeaderElectionSettingsResolver(System::getenv,
+				LeaderElectionSettingsResolver.SERVICE_ACCOUNT_NAMESPACE);
+		return resolver.resolve(properties, environment.getProperty("spring.application.name"),
+				kubernetesClient.getNamespace());
+	}
+
+	@Bean
+	LeaderElectionThreads leaderElectionThreads() {
+		return new LeaderElectionThreads();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaderEventPublisher leaderEventPublisher(ApplicationEventPublisher applicationEventPublisher) {
+		return new DefaultLeaderEventPublisher(applicationEventPublisher);
+	}
+
+	@Bean
+	LeaderEventBridge leaderEventBridge(LeaderEventPublisher leaderEventPublisher,
+			ObjectProvider<LeaderElector> leaderElector) {
+		return new LeaderEventBridge(leaderEventPublisher, leaderElector);
+	}
+
+	@Bean
+	@ConditionalOnProperty(prefix = LeaderElectionProperties.PREFIX, name = "on-lost", havingValue = "exit")
+	ExitOnLostLeadership exitOnLostLeadership(ConfigurableApplicationContext context) {
+		return ExitOnLostLeadership.exitingJvm(context);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(LeaderElector.class)
+	ElectionEngine leaderElector(LeaderElectionSettings settings, KubernetesClient kubernetesClient,
+			LeaderElectionThreads threads, ObjectProvider<ElectionListener> listeners,
+			ObjectProvider<LeaderWork> leaderWork, Environment environment) {
+		List<ElectionListener> all = listeners.orderedStream().toList();
+		// Bound as LifecycleAutoConfiguration binds it, so that every spelling and format Boot
+		// accepts there gives the same phase here.
+		Duration shutdownPhase = Binder.get(environment)
+			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+			.orElse(DEFAULT_SHUTDOWN_PHASE);
+		return new ElectionEngine(settings.identity(), settings.elections(),
+				new KubernetesLeaseStores(kubernetesClient, threads.watchOpener()), threads.runtime(), all,
+				leaderWork.getIfAvailable(() -> LeaderWork.NONE), settings.drainTimeout(shutdownPhase));
+	}
+
+	@Bean
+	@ConditionalOnBean(ElectionEngine.class)
+	LeaderElectionLifecycle leaderElectionLifecycle(ElectionEngine leaderElector, LeaderElectionSettings settings) {
+		return new LeaderElectionLifecycle(leaderElector, settings.releaseOnShutdown());
+	}
+
+}

@@ -1,0 +1,119 @@
+package io.leaderelection.autoconfigure;
+
+import java.net.InetAddress;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.HashMap;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * fabric8's Kubernetes mock server in CRUD mode on the loopback address: it stores Leases,
+ * bumps resourceVersion and answers stale updates with 409, like an API server. A test class
+ * may hold one in a static {@code @RegisterExtension} field, which stops it after the class's
+ * tests.
+ */
+public final class CrudKubernetesServer implements AutoCloseable, AfterAllCallback {
+
+	private final KubernetesMockServer server;
+
+	/** A client for the test's own reads; never handed to an application context. */
+	private final KubernetesClient client;
+
+	private CrudKubernetesServer() {
+		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+				new KubernetesCrudDispatcher(), false) {
+
+			// HTTP/1.1 only, as the Boot 3.5 line's Vert.x client speaks to plain HTTP: the JDK's
+			// client (the Boot 4 line's) would ask for an h2c upgrade, which a real API server, on
+			// TLS, never sees.
+			@Override
+			protected Config initConfig() {
+				Config config = super.initConfig();
+				config.setHttp2Disable(true);
+				return config;
+			}
+
+		};
+		this.server.init(InetAddress.getLoopbackAddress(), 0);
+		this.client = this.server.createClient();
+	}
+
+	public static CrudKubernetesServer start() {
+		return new CrudKubernetesServer();
+	}
+
+	/**
+	 * A new client on this server, for one application context: a context closes the
+	 * {@code KubernetesClient} bean it was given, so clients are not shared between contexts.
+	 */
+	public KubernetesClient newClient() {
+		return this.server.createClient();
+	}
+
+	/** The URL of the server, for fabric8's {@code kubernetes.master} system property. */
+	String url() {
+		return this.server.url("/");
+	}
+
+	/** The namespace of the clients this server creates. */
+	String clientNamespace() {
+		return this.client.getNamespace();
+	}
+
+	public Lease lease(String namespace, String name) {
+		return this.client.leases().inNamespace(namespace).withName(name).get();
+	}
+
+	/** Creates the Lease as another candidate or a user would. */
+	public void create(Lease lease) {
+		this.client.resource(lease).create();
+	}
+
+	/**
+	 * Creates the Lease as a holder leaves it when it releases it: no holder, a lease duration of
+	 * one second. The first candidate takes it at once, where a missing Lease is created only
+	 * after it was seen missing for a lease duration.
+	 */
+	public void createReleased(String namespace, String name) {
+		createHeld(namespace, name, "", 1);
+	}
+
+	/** Creates the Lease as its holder writes it when it acquires it, renewed now. */
+	public void createHeld(String namespace, String name, String holderIdentity, int leaseDurationSeconds) {
+		ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+		create(new LeaseBuilder().withNewMetadata()
+			.withNamespace(namespace)
+			.withName(name)
+			.endMetadata()
+			.withNewSpec()
+			.withHolderIdentity(holderIdentity)
+			.withLeaseDurationSeconds(leaseDurationSeconds)
+			.withAcquireTime(now)
+			.withRenewTime(now)
+			.withLeaseTransitions(0)
+			.endSpec()
+			.build());
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		close();
+	}
+
+	@Override
+	public void close() {
+		this.client.close();
+		this.server.destroy();
+	}
+
+}
