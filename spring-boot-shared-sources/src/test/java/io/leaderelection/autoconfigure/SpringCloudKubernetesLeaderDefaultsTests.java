@@ -68,7 +68,7 @@ class SpringCloudKubernetesLeaderDefaultsTests {
 			.isGreaterThan(ConfigDataEnvironmentPostProcessor.ORDER);
 	}
 
-	private static void postProcess(ConfigurableEnvironment environment) {
+	static void postProcess(ConfigurableEnvironment environment) {
 		new SpringCloudKubernetesLeaderDefaults().postProcessEnvironment(environment, new SpringApplication());
 	}
 
@@ -125,8 +125,15 @@ class SpringCloudKubernetesLeaderDefaultsTests {
 	}
 
 	private static SpringApplicationBuilder application(String name) {
+		return application(name, server);
+	}
+
+	/** An application with every auto-configuration on the test class path, on the given server. */
+	static SpringApplicationBuilder application(String name, CrudKubernetesServer server) {
 		return new SpringApplicationBuilder(StarterApplication.class).web(WebApplicationType.NONE)
-			.properties("spring.application.name=" + name, "spring.main.cloud-platform=none");
+			.properties("spring.application.name=" + name, "spring.main.cloud-platform=none")
+			// a singleton registered here is not closed with the context: the test class owns it
+			.initializers((context) -> context.getBeanFactory().registerSingleton("crudKubernetesServer", server));
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -134,7 +141,7 @@ class SpringCloudKubernetesLeaderDefaultsTests {
 	static class StarterApplication {
 
 		@Bean
-		KubernetesClient kubernetesClient() {
+		KubernetesClient kubernetesClient(CrudKubernetesServer server) {
 			return server.newClient();
 		}
 
