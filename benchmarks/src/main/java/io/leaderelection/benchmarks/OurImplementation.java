@@ -7,10 +7,10 @@ import java.util.concurrent.TimeUnit;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 

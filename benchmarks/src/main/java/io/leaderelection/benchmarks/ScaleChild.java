@@ -10,11 +10,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.baseline.fabric8.Fabric8Baseline;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 

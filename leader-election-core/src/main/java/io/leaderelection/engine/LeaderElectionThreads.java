@@ -8,7 +8,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
-
 /**
  * The threads the elector owns, whatever the number of elections: a small scheduler pool that
  * runs every election, one thread that publishes events, calls listeners and starts and stops

@@ -10,11 +10,11 @@ import java.util.concurrent.TimeoutException;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionRuntime;
 import io.leaderelection.engine.LeaderCalls;
+import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 

@@ -1,8 +1,8 @@
 package io.leaderelection.actuate.health;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.leaderelection.LeaderElector;
 import io.leaderelection.BootLine;
+import io.leaderelection.LeaderElector;
 import io.leaderelection.actuate.StaticLeaderElector;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;

@@ -8,7 +8,6 @@ import io.leaderelection.actuate.StaticLeaderElector;
 import io.leaderelection.engine.ElectionHealth;
 import org.junit.jupiter.api.Test;
 
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -19,7 +19,6 @@ import io.leaderelection.engine.MonotonicClock;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 import org.junit.jupiter.api.Test;
 
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

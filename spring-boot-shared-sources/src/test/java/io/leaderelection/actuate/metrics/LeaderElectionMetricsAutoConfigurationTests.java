@@ -3,8 +3,8 @@ package io.leaderelection.actuate.metrics;
 import java.time.Duration;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.leaderelection.LeaderElector;
 import io.leaderelection.BootLine;
+import io.leaderelection.LeaderElector;
 import io.leaderelection.actuate.StaticLeaderElector;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;

@@ -79,7 +79,9 @@ class LeaderOnlyLifecycleFailureTests {
 
 	@SuppressWarnings("unchecked")
 	private static Map<String, Object> electionDetails(ApplicationContext context) {
-		Map<String, Object> elections = (Map<String, Object>) healthIndicator(context).health().getDetails().get("elections");
+		Map<String, Object> elections = (Map<String, Object>) healthIndicator(context).health()
+			.getDetails()
+			.get("elections");
 		return (Map<String, Object>) elections.get("default");
 	}
 
