@@ -44,7 +44,7 @@ public interface LeaderElector {
 	 * Gives up the election if this instance leads it, so that another replica takes over: the
 	 * gate closes at once, gated lifecycle beans stop, and once the {@code @LeaderOnly} calls under
 	 * way have ended the Lease is released; this instance then stays out of the election for one
-	 * lease duration. Returns at once.
+	 * lease duration, or until another replica took over. Returns at once.
 	 * @throws UnknownElectionException if no election of that name is configured
 	 */
 	void stepDown(String election);

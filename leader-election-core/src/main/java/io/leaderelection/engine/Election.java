@@ -66,6 +66,10 @@ final class Election {
 
 	private final Executor workLane;
 
+	private final Executor listenerLane;
+
+	private final FailureLog failureLog;
+
 	private final long drainTimeoutNanos;
 
 	private final long leaseDurationNanos;
@@ -130,6 +134,9 @@ final class Election {
 
 	private boolean stayingOut;
 
+	/** The leaseTransitions of the term given up: a higher count, not ours, means another took over. */
+	private int stayOutTransitions;
+
 	private int highestTransitionsSeen = -1;
 
 	private long termsBegun;
@@ -158,12 +165,15 @@ final class Election {
 	private long watchBackoffNanos;
 
 	Election(ElectionSettings settings, String identity, LeaseStore store, ElectionRuntime runtime,
-			ElectionListener listener, LeaderWork work, Executor workLane, Duration drainTimeout) {
+			ElectionListener listener, Executor listenerLane, LeaderWork work, Executor workLane,
+			Duration drainTimeout) {
 		this.settings = settings;
 		this.identity = identity;
 		this.store = store;
 		this.runtime = runtime;
 		this.listener = listener;
+		this.listenerLane = listenerLane;
+		this.failureLog = new FailureLog(settings.name());
 		this.work = work;
 		this.workLane = workLane;
 		this.drainTimeoutNanos = drainTimeout.toNanos();
@@ -256,11 +266,13 @@ final class Election {
 
 	/**
 	 * Gives up the term held, and stays out of the election until one lease duration after the
-	 * release. A claim on its way is given back if it succeeds.
+	 * release, or until another candidate took the Lease over. A claim on its way is given back
+	 * if it succeeds.
 	 */
 	synchronized StepDown stepDown() {
 		Term held = this.term;
 		if (held != null && held.gateOpen()) {
+			this.stayOutTransitions = held.acquired().transitions();
 			stayOut(this.drainTimeoutNanos + this.renewDeadlineNanos + this.leaseDurationNanos);
 			return finishTerm(RevocationCause.STEPPED_DOWN, true).describe();
 		}
@@ -268,10 +280,25 @@ final class Election {
 			return this.lastRelease.describe();
 		}
 		if (this.claim != null) {
+			// the claim on its way, if it succeeds, counts one transition more than the last one seen
+			this.stayOutTransitions = Math.max(0, this.highestTransitionsSeen) + 1;
 			stayOut(this.renewDeadlineNanos + this.leaseDurationNanos);
 			return this.claim.giveBack(RevocationCause.STEPPED_DOWN, true).describe();
 		}
 		return notLeader();
+	}
+
+	/**
+	 * Completes once the listener calls and the starts and stops of gated work queued so far
+	 * have run. Taken under the election's lock, so that a change of leadership already seen
+	 * through {@link #isLeader()} has queued its calls.
+	 */
+	synchronized CompletableFuture<Void> callbacksRun() {
+		CompletableFuture<Void> listeners = new CompletableFuture<>();
+		CompletableFuture<Void> work = new CompletableFuture<>();
+		this.listenerLane.execute(() -> listeners.complete(null));
+		this.workLane.execute(() -> work.complete(null));
+		return CompletableFuture.allOf(listeners, work);
 	}
 
 	/** Completes when the release a step-down started was written or given up. */
@@ -927,7 +954,7 @@ final class Election {
 	private void finish(Release release, StepDown.Release outcome, String detail) {
 		release.outcome = outcome;
 		release.detail = detail;
-		if (release.cause == RevocationCause.STEPPED_DOWN) {
+		if (release.cause == RevocationCause.STEPPED_DOWN && this.stayingOut) {
 			stayOut(this.leaseDurationNanos);
 		}
 		release.done.complete(null);
@@ -1108,6 +1135,10 @@ final class Election {
 		if (record.hasHolder()) {
 			this.goneSinceLastHeld = false;
 		}
+		if (this.stayingOut && record.transitions() > this.stayOutTransitions && !record.isHeldBy(this.identity)) {
+			// staying out is for another candidate to take over; one has, whether it still holds the Lease or not
+			this.stayingOut = false;
+		}
 		this.absentSinceNanos = NEVER;
 		this.lastLeaseDurationSeenNanos = leaseDurationNanos(record);
 		this.highestTransitionsSeen = Math.max(this.highestTransitionsSeen, record.transitions());
@@ -1147,17 +1178,17 @@ final class Election {
 	}
 
 	private void succeeded() {
+		if (this.lastError != null) {
+			this.failureLog.succeeded(now());
+		}
 		this.lastError = null;
 		this.failingSinceNanos = NEVER;
 		this.failingVerb = null;
 	}
 
 	private void failed(Throwable failure) {
-		String message = String.valueOf(failure.getMessage());
-		if (!message.equals(this.lastError)) {
-			logger.warn("Election '{}': {}", this.settings.name(), message);
-		}
-		this.lastError = message;
+		this.failureLog.failed(failure, now());
+		this.lastError = String.valueOf(failure.getMessage());
 		this.failingVerb = (failure instanceof LeaseStoreException storeFailure) ? storeFailure.getVerb() : null;
 		if (this.failingSinceNanos == NEVER) {
 			this.failingSinceNanos = now();

@@ -67,7 +67,7 @@ public final class ElectionEngine implements LeaderElector {
 			Executor eventLane = new SerialExecutor(runtime.callbackExecutor(),
 					"the listener lane of election '" + name + "'");
 			Election election = new Election(settings, identity, stores.create(settings), runtime,
-					new DispatchingListener(all, eventLane), work, workLane, drainTimeout);
+					new DispatchingListener(all, eventLane), eventLane, work, workLane, drainTimeout);
 			if (this.elections.putIfAbsent(name, election) != null) {
 				throw new IllegalArgumentException("Election '" + name + "' is configured twice");
 			}
@@ -107,6 +107,39 @@ public final class ElectionEngine implements LeaderElector {
 	/** How well the given election is running. */
 	public ElectionHealth health(String election) {
 		return election(election).health();
+	}
+
+	/**
+	 * Completes once the listener calls and the starts and stops of gated work that the given
+	 * election has queued so far have run: after a change of leadership, once its effects on the
+	 * application have happened.
+	 */
+	public CompletableFuture<Void> callbacksRun(String election) {
+		return election(election).callbacksRun();
+	}
+
+	/**
+	 * Waits until this instance leads the given election, or no longer does, and the listener
+	 * calls and gated work of that change have run.
+	 * @param leading whether to wait for leading or for not leading
+	 * @return whether that happened within the timeout
+	 */
+	public boolean awaitLeadership(String election, boolean leading, Duration timeout) throws InterruptedException {
+		Election waitedFor = election(election);
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (waitedFor.isLeader() != leading) {
+			if (System.nanoTime() - deadline >= 0) {
+				return false;
+			}
+			Thread.sleep(1);
+		}
+		try {
+			waitedFor.callbacksRun().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return false;
+		}
 	}
 
 	@Override

@@ -1,6 +1,8 @@
 package io.leaderelection.kubernetes;
 
+import java.net.ConnectException;
 import java.net.URLEncoder;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -188,10 +190,29 @@ public final class KubernetesLeaseStore implements LeaseStore {
 				if (cause instanceof TimeoutException) {
 					throw LeaseStoreException.noAnswer(verb, this.description, timeout, cause);
 				}
-				throw new LeaseStoreException(verb, this.description, 0, String.valueOf(cause), cause);
+				throw new LeaseStoreException(verb, this.description, 0, String.valueOf(cause) + noServerHint(cause),
+						cause);
 			}
 			return answer;
 		});
+	}
+
+	/**
+	 * What to do when no API server is there at all, as on a laptop or in a plain test: the
+	 * client fell back to the in-cluster address, or the configured one does not answer.
+	 */
+	private String noServerHint(Throwable cause) {
+		Throwable unreachable = cause;
+		while (unreachable != null
+				&& !(unreachable instanceof UnknownHostException || unreachable instanceof ConnectException)) {
+			unreachable = unreachable.getCause();
+		}
+		if (unreachable == null) {
+			return "";
+		}
+		return "; no Kubernetes API server answers at " + this.client.getMasterUrl()
+				+ ": set KUBECONFIG or run in a pod to use a cluster, or use the standalone mode"
+				+ " (leader.election.mode=standalone) to lead without one";
 	}
 
 	private LeaseRecord stored(String verb, HttpResponse<String> response) {

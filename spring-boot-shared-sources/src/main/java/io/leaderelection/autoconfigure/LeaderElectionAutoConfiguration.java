@@ -10,7 +10,9 @@ import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.LeaderWork;
+import io.leaderelection.engine.LeaseStoreFactory;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
+import io.leaderelection.memory.InMemoryLeaseStores;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,17 +24,20 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
 import org.springframework.integration.leader.event.LeaderEventPublisher;
 
 /**
- * Auto-configuration of Kubernetes Lease leader election: one {@link LeaderElector} for every
- * configured election, campaigning from a late lifecycle phase and publishing Spring
- * Integration leader events.
+ * Auto-configuration of leader election: one {@link LeaderElector} for every configured
+ * election, campaigning from a late lifecycle phase and publishing Spring Integration leader
+ * events. It campaigns through Kubernetes Leases, or, in standalone mode
+ * ({@code leader.election.mode=standalone} or {@code leader.election.enabled=false}), leads
+ * every election alone on Leases kept in memory.
  */
 @AutoConfiguration(afterName = "org.springframework.cloud.kubernetes.fabric8.Fabric8AutoConfiguration")
-@ConditionalOnProperty(prefix = LeaderElectionProperties.PREFIX, name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LeaderElectionProperties.class)
 public class LeaderElectionAutoConfiguration {
 
@@ -41,18 +46,13 @@ public class LeaderElectionAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	KubernetesClient kubernetesClient() {
-		return new KubernetesClientBuilder().build();
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
 	LeaderElectionSettings leaderElectionSettings(LeaderElectionProperties properties, Environment environment,
-			KubernetesClient kubernetesClient) {
+			ObjectProvider<KubernetesClient> kubernetesClient) {
 		LeaderElectionSettingsResolver resolver = new LeaderElectionSettingsResolver(System::getenv,
 				LeaderElectionSettingsResolver.SERVICE_ACCOUNT_NAMESPACE);
+		KubernetesClient client = kubernetesClient.getIfAvailable();
 		return resolver.resolve(properties, environment.getProperty("spring.application.name"),
-				kubernetesClient.getNamespace());
+				(client != null) ? client.getNamespace() : null);
 	}
 
 	@Bean
@@ -80,7 +80,7 @@ public class LeaderElectionAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(LeaderElector.class)
-	ElectionEngine leaderElector(LeaderElectionSettings settings, KubernetesClient kubernetesClient,
+	ElectionEngine leaderElector(LeaderElectionSettings settings, LeaseStoreFactory leaseStores,
 			LeaderElectionThreads threads, ObjectProvider<ElectionListener> listeners,
 			ObjectProvider<LeaderWork> leaderWork, Environment environment) {
 		List<ElectionListener> all = listeners.orderedStream().toList();
@@ -90,14 +90,48 @@ public class LeaderElectionAutoConfiguration {
 			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
 			.orElse(DEFAULT_SHUTDOWN_PHASE);
 		return new ElectionEngine(settings.identity(), settings.elections(),
-				new KubernetesLeaseStores(kubernetesClient, threads.watchOpener()), threads.runtime(), all,
+				leaseStores, threads.runtime(), all,
 				leaderWork.getIfAvailable(() -> LeaderWork.NONE), settings.drainTimeout(shutdownPhase));
 	}
 
 	@Bean
 	@ConditionalOnBean(ElectionEngine.class)
-	LeaderElectionLifecycle leaderElectionLifecycle(ElectionEngine leaderElector, LeaderElectionSettings settings) {
-		return new LeaderElectionLifecycle(leaderElector, settings.releaseOnShutdown());
+	LeaderElectionLifecycle leaderElectionLifecycle(ElectionEngine leaderElector, LeaderElectionSettings settings,
+			LeaderElectionProperties properties) {
+		boolean standalone = properties.effectiveMode() == LeaderElectionProperties.Mode.STANDALONE;
+		return new LeaderElectionLifecycle(leaderElector, settings, standalone);
+	}
+
+	/** Campaigns with the other replicas through the Kubernetes API. */
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(OnLeaderElectionModeCondition.Lease.class)
+	@ConditionalOnMissingBean(LeaseStoreFactory.class)
+	static class KubernetesLeasesConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		KubernetesClient kubernetesClient() {
+			return new KubernetesClientBuilder().build();
+		}
+
+		@Bean
+		KubernetesLeaseStores kubernetesLeaseStores(KubernetesClient kubernetesClient, LeaderElectionThreads threads) {
+			return new KubernetesLeaseStores(kubernetesClient, threads.watchOpener());
+		}
+
+	}
+
+	/** Leads alone, on Leases kept in memory. */
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(OnLeaderElectionModeCondition.Standalone.class)
+	@ConditionalOnMissingBean(LeaseStoreFactory.class)
+	static class StandaloneLeasesConfiguration {
+
+		@Bean
+		InMemoryLeaseStores standaloneLeaseStores() {
+			return InMemoryLeaseStores.forOneProcess();
+		}
+
 	}
 
 }

@@ -3,6 +3,9 @@ package io.leaderelection.autoconfigure;
 import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.engine.ElectionEngine;
+import io.leaderelection.engine.ElectionSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -10,6 +13,9 @@ import org.springframework.context.SmartLifecycle;
  * Starts campaigning once the web server and actuator are up. On shutdown, before the web
  * server drains: refuses new leader work, closes every gate, waits for the work under way
  * (bounded by the drain timeout), then releases the held Leases.
+ * <p>
+ * Standalone, it leads every election before the context finishes starting, so that work
+ * started from the context's refresh (scheduled methods, runners) finds every gate open.
  */
 public class LeaderElectionLifecycle implements SmartLifecycle {
 
@@ -19,21 +25,47 @@ public class LeaderElectionLifecycle implements SmartLifecycle {
 	 */
 	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
 
+	private static final Logger logger = LoggerFactory.getLogger(LeaderElectionLifecycle.class);
+
 	private final ElectionEngine engine;
 
-	private final boolean releaseOnShutdown;
+	private final LeaderElectionSettings settings;
+
+	private final boolean standalone;
 
 	private volatile boolean running;
 
-	public LeaderElectionLifecycle(ElectionEngine engine, boolean releaseOnShutdown) {
+	/**
+	 * @param standalone whether this instance leads alone, so that start waits until it leads
+	 * every election
+	 */
+	public LeaderElectionLifecycle(ElectionEngine engine, LeaderElectionSettings settings, boolean standalone) {
 		this.engine = engine;
-		this.releaseOnShutdown = releaseOnShutdown;
+		this.settings = settings;
+		this.standalone = standalone;
 	}
 
 	@Override
 	public void start() {
 		this.engine.start();
 		this.running = true;
+		if (this.standalone) {
+			logger.info("Leader election runs standalone: '{}' leads {} without Kubernetes", this.engine.identity(),
+					this.settings.electionNames());
+			this.settings.elections().forEach(this::awaitLeading);
+		}
+	}
+
+	private void awaitLeading(ElectionSettings election) {
+		try {
+			if (!this.engine.awaitLeadership(election.name(), true, election.renewDeadline())) {
+				logger.warn("Standalone, election '{}' was not led within its renew deadline of {}", election.name(),
+						election.renewDeadline());
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	@Override
@@ -47,7 +79,7 @@ public class LeaderElectionLifecycle implements SmartLifecycle {
 	}
 
 	private CompletableFuture<Void> stopping() {
-		return this.engine.stop(this.releaseOnShutdown).whenComplete((ignored, failure) -> this.running = false);
+		return this.engine.stop(this.settings.releaseOnShutdown()).whenComplete((ignored, failure) -> this.running = false);
 	}
 
 	@Override

@@ -15,9 +15,14 @@ public class LeaderElectionProperties {
 	public static final String PREFIX = "leader.election";
 
 	/**
-	 * Whether to take part in leader election.
+	 * Whether to take part in leader election through Kubernetes; false is the same as mode=standalone.
 	 */
 	private boolean enabled = true;
+
+	/**
+	 * How this instance leads: 'lease' campaigns through Kubernetes Leases, 'standalone' leads every election alone.
+	 */
+	private Mode mode = Mode.LEASE;
 
 	/**
 	 * Name of the default election's Lease. Defaults to '${spring.application.name}-leader'.
@@ -72,6 +77,19 @@ public class LeaderElectionProperties {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
+	}
+
+	public Mode getMode() {
+		return this.mode;
+	}
+
+	public void setMode(Mode mode) {
+		this.mode = mode;
+	}
+
+	/** The mode in effect: standalone when switched off, else the configured one. */
+	public Mode effectiveMode() {
+		return this.enabled ? this.mode : Mode.STANDALONE;
 	}
 
 	public String getLeaseName() {
@@ -202,6 +220,25 @@ public class LeaderElectionProperties {
 		public void setRetryPeriod(Duration retryPeriod) {
 			this.retryPeriod = retryPeriod;
 		}
+
+	}
+
+	/**
+	 * How this instance leads.
+	 */
+	public enum Mode {
+
+		/**
+		 * Campaign with the other replicas through Kubernetes Leases.
+		 */
+		LEASE,
+
+		/**
+		 * Lead every election without calling Kubernetes, for local runs, tests and single-instance
+		 * deployments: the same gate, events, gated beans, endpoint, health and metrics, on Leases
+		 * kept in memory that no other process can take.
+		 */
+		STANDALONE
 
 	}
 

@@ -385,25 +385,6 @@ class LeaderElectionAutoConfigurationTests {
 			});
 	}
 
-	// ---- switched off
-
-	@Test
-	void disabledCreatesNoElectorBeans() {
-		this.contextRunner
-			.withPropertyValues("leader.election.enabled=false", "leader.election.on-lost=exit",
-					"leader.election.renew-deadline=1h")
-			.run((context) -> assertThat(context).hasNotFailed()
-				.doesNotHaveBean(LeaderElector.class)
-				.doesNotHaveBean(LeaderElectionProperties.class)
-				.doesNotHaveBean(LeaderElectionSettings.class)
-				.doesNotHaveBean(LeaderElectionLifecycle.class)
-				.doesNotHaveBean(LeaderElectionThreads.class)
-				.doesNotHaveBean(LeaderEventBridge.class)
-				.doesNotHaveBean(LeaderEventPublisher.class)
-				.doesNotHaveBean(ExitOnLostLeadership.class)
-				.hasSingleBean(KubernetesClient.class));
-	}
-
 	// ---- invalid configuration
 
 	static Stream<Arguments> invalidConfigurations() {

@@ -1,10 +1,14 @@
 package io.leaderelection.actuate.health;
 
+import java.util.Locale;
+
 import io.leaderelection.LeaderElector;
 import io.leaderelection.actuate.health.BootHealthIndicator.ConditionalOnLeaderElectionHealth;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+import io.leaderelection.autoconfigure.LeaderElectionProperties;
 import io.leaderelection.engine.ElectionEngine;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -29,9 +33,12 @@ public class LeaderElectionHealthContributorAutoConfiguration {
 	 */
 	@Bean
 	@ConditionalOnMissingBean(name = "leaderElectionHealthIndicator")
-	LeaderElectionHealthIndicator leaderElectionHealthIndicator(LeaderElector leaderElector) {
+	LeaderElectionHealthIndicator leaderElectionHealthIndicator(LeaderElector leaderElector,
+			ObjectProvider<LeaderElectionProperties> properties) {
+		LeaderElectionProperties configured = properties.getIfAvailable();
 		return new LeaderElectionHealthIndicator(leaderElector,
-				(leaderElector instanceof ElectionEngine engine) ? engine::health : null);
+				(leaderElector instanceof ElectionEngine engine) ? engine::health : null,
+				(configured != null) ? configured.effectiveMode().name().toLowerCase(Locale.ROOT) : null);
 	}
 
 	@Bean

@@ -28,15 +28,21 @@ public class LeaderElectionHealthIndicator extends BootHealthIndicator {
 
 	private final Function<String, ElectionHealth> electionHealth;
 
+	private final String mode;
+
 	/**
 	 * @param elector the elector whose elections are shown
 	 * @param electionHealth how well each election runs, by name ({@link ElectionEngine#health});
 	 * {@code null} when the elector does not tell
+	 * @param mode how the elector leads, shown as is ({@code lease}, {@code standalone});
+	 * {@code null} when not known
 	 */
-	public LeaderElectionHealthIndicator(LeaderElector elector, Function<String, ElectionHealth> electionHealth) {
+	public LeaderElectionHealthIndicator(LeaderElector elector, Function<String, ElectionHealth> electionHealth,
+			String mode) {
 		super("Leader election health check failed");
 		this.elector = elector;
 		this.electionHealth = electionHealth;
+		this.mode = mode;
 	}
 
 	@Override
@@ -63,6 +69,9 @@ public class LeaderElectionHealthIndicator extends BootHealthIndicator {
 			elections.put(status.election(), details);
 		}
 		Map<String, Object> details = new LinkedHashMap<>();
+		if (this.mode != null) {
+			details.put("mode", this.mode);
+		}
 		details.put("identity", this.elector.identity());
 		details.put("elections", elections);
 		return HealthVerdict.of(problems, details);

@@ -76,7 +76,7 @@ class LeaderElectionHealthIndicatorTests {
 
 	@Test
 	void anElectorThatDoesNotTellItsHealthIsUp() {
-		HealthVerdict health = new LeaderElectionHealthIndicator(this.elector, null).check();
+		HealthVerdict health = new LeaderElectionHealthIndicator(this.elector, null, null).check();
 
 		assertThat(health.up()).isTrue();
 		assertThat(election(health, "default")).containsEntry("role", "leader").doesNotContainKey("failingFor");
@@ -85,7 +85,7 @@ class LeaderElectionHealthIndicatorTests {
 	private HealthVerdict healthWithBilling(ElectionHealth billing) {
 		Function<String, ElectionHealth> electionHealth = (election) -> "billing".equals(election) ? billing
 				: healthy(election);
-		return new LeaderElectionHealthIndicator(this.elector, electionHealth).check();
+		return new LeaderElectionHealthIndicator(this.elector, electionHealth, "lease").check();
 	}
 
 	@SuppressWarnings("unchecked")

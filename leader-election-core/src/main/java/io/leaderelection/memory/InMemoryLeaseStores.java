@@ -1,0 +1,214 @@
+package io.leaderelection.memory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+
+import io.leaderelection.engine.DaemonThreads;
+import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.engine.LeaseConflictException;
+import io.leaderelection.engine.LeaseNotFoundException;
+import io.leaderelection.engine.LeaseRecord;
+import io.leaderelection.engine.LeaseStore;
+import io.leaderelection.engine.LeaseStoreFactory;
+import io.leaderelection.engine.LeaseWatch;
+
+/**
+ * Leases kept in this JVM's memory with an API server's rules: every write is a compare-and-swap
+ * on the resourceVersion, which rises with every write from one counter that deletion does not
+ * reset; a Lease created again is another object (another uid); watches tell of every change.
+ * Engines that share one instance elect among themselves as replicas sharing a cluster do.
+ * <p>
+ * Answers and watch events come on one thread of its own, in the order the writes were served,
+ * never on the caller's: an engine writing one Lease is never called back while it holds its own
+ * lock. {@link #close()} stops that thread.
+ */
+public final class InMemoryLeaseStores implements LeaseStoreFactory, AutoCloseable {
+
+	private final boolean startReleased;
+
+	private final ExecutorService answers = Executors
+		.newSingleThreadExecutor(DaemonThreads.named("leader-election-memory-"));
+
+	private final Map<String, LeaseRecord> leases = new HashMap<>();
+
+	private final Map<String, List<LeaseWatch.Listener>> watchers = new HashMap<>();
+
+	private long lastResourceVersion;
+
+	private InMemoryLeaseStores(boolean startReleased) {
+		this.startReleased = startReleased;
+	}
+
+	/**
+	 * Leases shared by candidates in this JVM. A Lease is missing until a candidate creates it,
+	 * as on a new cluster, so the first leader waits one lease duration.
+	 */
+	public static InMemoryLeaseStores shared() {
+		return new InMemoryLeaseStores(false);
+	}
+
+	/**
+	 * Leases that only this process campaigns for. Each starts as a holder's release leaves it,
+	 * so the one candidate leads at once.
+	 */
+	public static InMemoryLeaseStores forOneProcess() {
+		return new InMemoryLeaseStores(true);
+	}
+
+	@Override
+	public LeaseStore create(ElectionSettings election) {
+		String key = key(election.namespace(), election.leaseName());
+		if (this.startReleased) {
+			synchronized (this) {
+				if (!this.leases.containsKey(key)) {
+					store(key, LeaseRecord.of(null, election.leaseDurationSeconds(), null, Instant.now(), 0),
+							UUID.randomUUID().toString());
+				}
+			}
+		}
+		return new Store(election.namespace(), election.leaseName());
+	}
+
+	/** The stored version of a Lease, {@code null} when it does not exist. */
+	public synchronized LeaseRecord read(String namespace, String name) {
+		return this.leases.get(key(namespace, name));
+	}
+
+	/** Deletes a Lease, as {@code kubectl delete lease} does; watchers are told. */
+	public synchronized void delete(String namespace, String name) {
+		String key = key(namespace, name);
+		if (this.leases.remove(key) != null) {
+			tell(key, null);
+		}
+	}
+
+	/** Stops the thread that answers; calls made after that get no answer. */
+	@Override
+	public void close() {
+		this.answers.shutdownNow();
+	}
+
+	private LeaseRecord store(String key, LeaseRecord record, String uid) {
+		LeaseRecord stored = new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(),
+				record.acquireTime(), record.renewTime(), record.leaseTransitions(), record.preferredHolder(), uid,
+				Long.toString(++this.lastResourceVersion), null);
+		this.leases.put(key, stored);
+		tell(key, stored);
+		return stored;
+	}
+
+	private void tell(String key, LeaseRecord version) {
+		for (LeaseWatch.Listener listener : this.watchers.getOrDefault(key, List.of())) {
+			answer(() -> listener.changed(version));
+		}
+	}
+
+	private void answer(Runnable delivery) {
+		try {
+			this.answers.execute(delivery);
+		}
+		catch (RejectedExecutionException ex) {
+			// closed: no answer comes, as from a server that went away
+		}
+	}
+
+	private static String key(String namespace, String name) {
+		return namespace + "/" + name;
+	}
+
+	/** One Lease, as one candidate sees it. */
+	private final class Store implements LeaseStore {
+
+		private final String key;
+
+		private final String description;
+
+		Store(String namespace, String name) {
+			this.key = key(namespace, name);
+			this.description = "Lease " + this.key;
+		}
+
+		@Override
+		public String describe() {
+			return this.description;
+		}
+
+		@Override
+		public CompletableFuture<LeaseRecord> get(Duration timeout) {
+			synchronized (InMemoryLeaseStores.this) {
+				return answered(InMemoryLeaseStores.this.leases.get(this.key));
+			}
+		}
+
+		@Override
+		public CompletableFuture<LeaseRecord> create(LeaseRecord record, Duration timeout) {
+			synchronized (InMemoryLeaseStores.this) {
+				if (InMemoryLeaseStores.this.leases.containsKey(this.key)) {
+					return failed(new LeaseConflictException("create", this.description, "it already exists"));
+				}
+				return answered(store(this.key, record, UUID.randomUUID().toString()));
+			}
+		}
+
+		@Override
+		public CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout) {
+			synchronized (InMemoryLeaseStores.this) {
+				LeaseRecord current = InMemoryLeaseStores.this.leases.get(this.key);
+				if (current == null) {
+					return failed(new LeaseNotFoundException("update", this.description, "it does not exist"));
+				}
+				if (!current.resourceVersion().equals(record.resourceVersion())) {
+					return failed(new LeaseConflictException("update", this.description,
+							"it was modified: resourceVersion " + current.resourceVersion() + ", not "
+									+ record.resourceVersion()));
+				}
+				LeaseRecord written = new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(),
+						record.acquireTime(), record.renewTime(), record.leaseTransitions(), current.preferredHolder(),
+						current.uid(), current.resourceVersion(), null);
+				return answered(store(this.key, written, current.uid()));
+			}
+		}
+
+		@Override
+		public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
+			synchronized (InMemoryLeaseStores.this) {
+				InMemoryLeaseStores.this.watchers.computeIfAbsent(this.key, (key) -> new ArrayList<>()).add(listener);
+				answer(listener::opened);
+				LeaseRecord current = InMemoryLeaseStores.this.leases.get(this.key);
+				String currentVersion = (current != null) ? current.resourceVersion() : null;
+				if (fromResourceVersion != null && !fromResourceVersion.equals(currentVersion)) {
+					// changed since the version the watch starts from: tell, as the server replays it
+					answer(() -> listener.changed(current));
+				}
+			}
+			return () -> {
+				synchronized (InMemoryLeaseStores.this) {
+					InMemoryLeaseStores.this.watchers.getOrDefault(this.key, new ArrayList<>()).remove(listener);
+				}
+			};
+		}
+
+		private CompletableFuture<LeaseRecord> answered(LeaseRecord record) {
+			CompletableFuture<LeaseRecord> answer = new CompletableFuture<>();
+			answer(() -> answer.complete(record));
+			return answer;
+		}
+
+		private CompletableFuture<LeaseRecord> failed(RuntimeException failure) {
+			CompletableFuture<LeaseRecord> answer = new CompletableFuture<>();
+			answer(() -> answer.completeExceptionally(failure));
+			return answer;
+		}
+
+	}
+
+}

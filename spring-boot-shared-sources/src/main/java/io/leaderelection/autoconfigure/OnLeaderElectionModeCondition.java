@@ -1,0 +1,49 @@
+package io.leaderelection.autoconfigure;
+
+import io.leaderelection.autoconfigure.LeaderElectionProperties.Mode;
+
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * Matches when leader election runs in the given mode, {@code leader.election.enabled=false}
+ * counting as standalone.
+ */
+abstract class OnLeaderElectionModeCondition extends SpringBootCondition {
+
+	private final Mode mode;
+
+	OnLeaderElectionModeCondition(Mode mode) {
+		this.mode = mode;
+	}
+
+	@Override
+	public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+		Mode effective = Binder.get(context.getEnvironment())
+			.bind(LeaderElectionProperties.PREFIX, LeaderElectionProperties.class)
+			.orElseGet(LeaderElectionProperties::new)
+			.effectiveMode();
+		String message = "leader election runs in mode " + effective;
+		return (effective == this.mode) ? ConditionOutcome.match(message) : ConditionOutcome.noMatch(message);
+	}
+
+	static final class Lease extends OnLeaderElectionModeCondition {
+
+		Lease() {
+			super(Mode.LEASE);
+		}
+
+	}
+
+	static final class Standalone extends OnLeaderElectionModeCondition {
+
+		Standalone() {
+			super(Mode.STANDALONE);
+		}
+
+	}
+
+}
