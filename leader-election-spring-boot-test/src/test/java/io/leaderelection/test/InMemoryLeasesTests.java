@@ -25,7 +25,6 @@ class InMemoryLeasesTests {
 
 	@Test
 	void threeReplicasElectOneLeaderAtATimeAndHandOverWithRisingTokens() {
-		// README: Testing your leader-only code
 		try (InMemoryLeases leases = new InMemoryLeases()) {
 			List<ConfigurableApplicationContext> replicas = new ArrayList<>();
 			for (int i = 0; i < 3; i++) {
@@ -76,6 +75,27 @@ class InMemoryLeasesTests {
 			}
 		}
 
+	}
+
+	@Test
+	void twoReplicasOnSharedLeases() {
+		// README: Testing your leader-only code
+		try (InMemoryLeases leases = new InMemoryLeases()) {
+			ConfigurableApplicationContext one = new SpringApplicationBuilder(OrdersApplication.class)
+				.web(WebApplicationType.NONE)
+				.initializers(leases.replica())
+				.run();
+			ConfigurableApplicationContext two = new SpringApplicationBuilder(OrdersApplication.class)
+				.web(WebApplicationType.NONE)
+				.initializers(leases.replica())
+				.run();
+			// one of them leads within a lease duration (2 s); close it and the other takes over
+			ConfigurableApplicationContext leader = awaitOneLeader(List.of(one, two));
+			ConfigurableApplicationContext follower = (leader == one) ? two : one;
+			leader.close();
+			awaitOneLeader(List.of(follower));
+			follower.close();
+		}
 	}
 
 	private static ConfigurableApplicationContext awaitOneLeader(List<ConfigurableApplicationContext> replicas) {

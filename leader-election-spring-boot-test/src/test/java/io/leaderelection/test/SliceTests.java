@@ -36,7 +36,7 @@ class SliceTests {
 		assertThat(this.context.getBeanNamesForType(InMemoryLeaseStores.class)).isEmpty();
 		// the application's own package is io.leaderelection.test: what must not be heard is the elector
 		assertThat(output.getAll()).doesNotContain("io.leaderelection.engine", "io.leaderelection.autoconfigure",
-				"leader-election-");
+				"io.leaderelection.kubernetes");
 	}
 
 }
