@@ -280,12 +280,21 @@ final class Election {
 			return this.lastRelease.describe();
 		}
 		if (this.claim != null) {
-			// the claim on its way, if it succeeds, counts one transition more than the last one seen
-			this.stayOutTransitions = Math.max(0, this.highestTransitionsSeen) + 1;
+			this.stayOutTransitions = this.claim.transitions;
 			stayOut(this.renewDeadlineNanos + this.leaseDurationNanos);
 			return this.claim.giveBack(RevocationCause.STEPPED_DOWN, true).describe();
 		}
 		return notLeader();
+	}
+
+	/**
+	 * Whether this instance leads, or does not lead, with the change already handled: a grant
+	 * has been told, a gate that closed has been closed and told, not only run past its deadline.
+	 * Taken under the election's lock, as the changes are made.
+	 */
+	synchronized boolean leadershipSettled(boolean leading) {
+		Term held = this.term;
+		return leading ? isLeader() : (held == null || !held.gateOpen());
 	}
 
 	/**
@@ -666,7 +675,7 @@ final class Election {
 		Supplier<CompletableFuture<LeaseRecord>> write = (seen != null)
 				? () -> this.store.update(claimed, Duration.ofNanos(timeout))
 				: () -> this.store.create(claimed, Duration.ofNanos(timeout));
-		Claim sent = new Claim();
+		Claim sent = new Claim(transitions);
 		this.claim = sent;
 		call(verb, write, timeout, ALWAYS, (stored, failure) -> claimed(sent, sentAt, stored, failure),
 				(ex) -> claimed(sent, sentAt, null, ex));
@@ -1135,13 +1144,22 @@ final class Election {
 		if (record.hasHolder()) {
 			this.goneSinceLastHeld = false;
 		}
-		if (this.stayingOut && record.transitions() > this.stayOutTransitions && !record.isHeldBy(this.identity)) {
+		if (this.stayingOut && tookOverSinceWeLeft(record)) {
 			// staying out is for another candidate to take over; one has, whether it still holds the Lease or not
 			this.stayingOut = false;
 		}
 		this.absentSinceNanos = NEVER;
 		this.lastLeaseDurationSeenNanos = leaseDurationNanos(record);
 		this.highestTransitionsSeen = Math.max(this.highestTransitionsSeen, record.transitions());
+	}
+
+	/**
+	 * Whether another candidate claimed the Lease after the term (or claim) this replica gave
+	 * up: a claim counts one transition more, or, having lost a race with ours, as many.
+	 */
+	private boolean tookOverSinceWeLeft(LeaseRecord record) {
+		return !record.isHeldBy(this.identity) && (record.transitions() > this.stayOutTransitions
+				|| (record.transitions() == this.stayOutTransitions && record.hasHolder()));
 	}
 
 	/** Takes note that the Lease is missing, however that was learned. */
@@ -1234,7 +1252,14 @@ final class Election {
 	/** A claim on its way, and what to do with it if it succeeds after a stop or a step-down. */
 	private final class Claim {
 
+		/** The leaseTransitions the claim writes. */
+		private final int transitions;
+
 		private Release giveBack;
+
+		Claim(int transitions) {
+			this.transitions = transitions;
+		}
 
 		Release giveBack(RevocationCause cause, boolean write) {
 			if (this.giveBack == null) {

@@ -110,15 +110,6 @@ public final class ElectionEngine implements LeaderElector {
 	}
 
 	/**
-	 * Completes once the listener calls and the starts and stops of gated work that the given
-	 * election has queued so far have run: after a change of leadership, once its effects on the
-	 * application have happened.
-	 */
-	public CompletableFuture<Void> callbacksRun(String election) {
-		return election(election).callbacksRun();
-	}
-
-	/**
 	 * Waits until this instance leads the given election, or no longer does, and the listener
 	 * calls and gated work of that change have run.
 	 * @param leading whether to wait for leading or for not leading
@@ -127,7 +118,7 @@ public final class ElectionEngine implements LeaderElector {
 	public boolean awaitLeadership(String election, boolean leading, Duration timeout) throws InterruptedException {
 		Election waitedFor = election(election);
 		long deadline = System.nanoTime() + timeout.toNanos();
-		while (waitedFor.isLeader() != leading) {
+		while (!waitedFor.leadershipSettled(leading)) {
 			if (System.nanoTime() - deadline >= 0) {
 				return false;
 			}

@@ -42,6 +42,10 @@ final class FailureLog {
 		}
 		this.failures++;
 		if (!kind.equals(this.kind)) {
+			if (this.unlogged > 0) {
+				logger.warn("Election '{}' failed {} more times as before in the last {} s", this.election,
+						this.unlogged, seconds(now - this.summarisedAt));
+			}
 			logger.warn("Election '{}': {}", this.election, message);
 			this.kind = kind;
 			this.summarisedAt = now;
@@ -68,12 +72,16 @@ final class FailureLog {
 
 	/** The same verb failing for the same reason, whatever the details of the message. */
 	private static String kindOf(Throwable failure, String message) {
+		if (failure instanceof LeaseStoreException storeFailure && storeFailure.isNoAnswer()) {
+			// the message tells the timeout, which differs from one attempt to the next
+			return storeFailure.getVerb() + " no answer";
+		}
 		if (failure instanceof LeaseStoreException storeFailure) {
 			Throwable root = storeFailure;
 			while (root.getCause() != null) {
 				root = root.getCause();
 			}
-			return storeFailure.getVerb() + " " + storeFailure.getStatusCode() + " " + storeFailure.isNoAnswer() + " "
+			return storeFailure.getVerb() + " " + storeFailure.getStatusCode() + " "
 					+ ((root != storeFailure) ? root.getClass().getName() : message);
 		}
 		return message;

@@ -70,7 +70,7 @@ public final class InMemoryLeaseStores implements LeaseStoreFactory, AutoCloseab
 		if (this.startReleased) {
 			synchronized (this) {
 				if (!this.leases.containsKey(key)) {
-					store(key, LeaseRecord.of(null, election.leaseDurationSeconds(), null, Instant.now(), 0),
+					store(key, LeaseRecord.of("", 1, null, Instant.now(), 0),
 							UUID.randomUUID().toString());
 				}
 			}

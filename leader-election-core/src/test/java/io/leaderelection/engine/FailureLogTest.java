@@ -1,6 +1,7 @@
 package io.leaderelection.engine;
 
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.List;
 
 import ch.qos.logback.classic.Logger;
@@ -55,6 +56,20 @@ class FailureLogTest {
 		this.log.failed(new LeaseStoreException("get", "Lease team/orders-leader", 403, "403 Forbidden"), SECOND);
 		this.log.failed(new LeaseStoreException("get", "Lease team/orders-leader", 403, "403 Forbidden"), 2 * SECOND);
 		assertThat(messages()).hasSize(2).last().asString().contains("403 Forbidden");
+	}
+
+	@Test
+	void requestsWithoutAnswerAreOneKindWhateverTheirTimeoutAndAKindThatEndsIsSummed() {
+		this.log.failed(LeaseStoreException.noAnswer("update", "Lease team/orders-leader", Duration.ofMillis(750), null),
+				0);
+		this.log.failed(LeaseStoreException.noAnswer("update", "Lease team/orders-leader", Duration.ofMillis(500), null),
+				SECOND);
+		this.log.failed(new LeaseStoreException("update", "Lease team/orders-leader", 403, "403 Forbidden"),
+				2 * SECOND);
+		assertThat(messages()).containsExactly(
+				"Election 'orders': update Lease team/orders-leader: no answer within 750 ms",
+				"Election 'orders' failed 1 more times as before in the last 2 s",
+				"Election 'orders': update Lease team/orders-leader: 403 Forbidden");
 	}
 
 	@Test

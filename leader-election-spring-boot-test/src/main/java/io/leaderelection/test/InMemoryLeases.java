@@ -8,7 +8,6 @@ import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.core.env.MapPropertySource;
 
 /**
  * Leases in this JVM's memory that several application contexts elect on among themselves, each
@@ -26,8 +25,8 @@ import org.springframework.core.env.MapPropertySource;
 public final class InMemoryLeases implements AutoCloseable {
 
 	/**
-	 * Scaled down, below every property of the application: a Lease is missing for its first
-	 * leader for 2 s, and a leader that stops renewing is replaced within 2 s.
+	 * Scaled down, unless the application sets timings of its own: a Lease is missing for its
+	 * first leader for 2 s, and a leader that stops renewing is replaced within 2 s.
 	 */
 	private static final Map<String, Object> SCALED_DOWN = Map.of("leader.election.lease-duration", "2s",
 			"leader.election.renew-deadline", "1s", "leader.election.retry-period", "250ms");
@@ -36,17 +35,17 @@ public final class InMemoryLeases implements AutoCloseable {
 
 	/**
 	 * What makes a context a replica on these Leases: its elector campaigns here instead of on
-	 * Kubernetes, with scaled-down timings unless the application sets its own.
+	 * Kubernetes, even where the application switches election off, rejoining when it loses, with
+	 * scaled-down timings unless the application sets its own.
 	 */
 	public ApplicationContextInitializer<ConfigurableApplicationContext> replica() {
 		return (context) -> {
-			context.getEnvironment()
-				.getPropertySources()
-				.addLast(new MapPropertySource("inMemoryLeasesTimings", SCALED_DOWN));
+			TestElectionProperties.apply(context.getEnvironment(), SCALED_DOWN);
 			// a factory of stores on the shared Leases, not the Leases themselves: closing one
 			// context must not close them under the others
-			((BeanDefinitionRegistry) context.getBeanFactory()).registerBeanDefinition("inMemoryLeases",
-					new RootBeanDefinition(Replica.class, () -> new Replica(this.stores)));
+			RootBeanDefinition replica = new RootBeanDefinition(Replica.class, () -> new Replica(this.stores));
+			replica.setPrimary(true);
+			((BeanDefinitionRegistry) context.getBeanFactory()).registerBeanDefinition("inMemoryLeases", replica);
 		};
 	}
 

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.StepDown;
@@ -113,14 +115,20 @@ public class LeaderElectionControl implements SmartLifecycle {
 
 	/**
 	 * Steps the application down as {@link LeaderElector#stepDown(String, Duration)} does: gate
-	 * closed, gated beans stopped, {@code @LeaderOnly} calls drained, Lease released. Once the
-	 * release is written, the other replica takes the Lease, so that the application follows
-	 * until the test grants it again.
+	 * closed, gated beans stopped, {@code @LeaderOnly} calls drained, Lease released. Then the
+	 * other replica takes the Lease, so that the application follows until the test grants it
+	 * again.
 	 * @return how far the step-down got
+	 * @throws IllegalStateException when {@code @LeaderOnly} calls still run after 10 s
 	 */
 	public StepDown stepDown(String election) {
 		StepDown stepDown = this.engine.stepDown(election, PATIENCE);
-		if (stepDown.release() == StepDown.Release.WRITTEN) {
+		if (stepDown.release() == StepDown.Release.WAITING_FOR_CALLS) {
+			throw new IllegalStateException("Election '" + election + "' is still waiting, after "
+					+ PATIENCE.toSeconds() + " s, for its @LeaderOnly calls to end: " + stepDown.callsUnderWay());
+		}
+		if (stepDown.release() != StepDown.Release.NOT_LEADER) {
+			// released, or left to expire: either way the other replica holds it from now on
 			takeOver(election);
 		}
 		await(election, false, "stepped down");
@@ -168,10 +176,18 @@ public class LeaderElectionControl implements SmartLifecycle {
 
 	private static <T> T answer(CompletableFuture<T> call) {
 		try {
-			return call.join();
+			return call.get(PATIENCE.toNanos(), TimeUnit.NANOSECONDS);
 		}
-		catch (CompletionException ex) {
-			throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException cause) ? cause : new IllegalStateException(ex);
+		}
+		catch (TimeoutException ex) {
+			throw new IllegalStateException("The in-memory Leases gave no answer within " + PATIENCE.toSeconds() + " s",
+					ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
 		}
 	}
 

@@ -10,7 +10,6 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextCustomizer;
 import org.springframework.test.context.MergedContextConfiguration;
 
@@ -22,28 +21,28 @@ import org.springframework.test.context.MergedContextConfiguration;
  */
 record TestLeaderElectionContextCustomizer(List<String> leaderOf) implements ContextCustomizer {
 
-	/** Overrides the application's switches: the test elects, in memory, whatever they say. */
-	private static final Map<String, Object> ELECTING = Map.of("leader.election.enabled", "true",
-			"leader.election.mode", "lease");
-
 	/**
-	 * Below every property of the application: the test hands leadership over at once, and a
-	 * revocation is noticed within a tenth of a second unless the application sets its own period.
+	 * The defaults but for the retry period: a revocation is noticed at the next renewal, within a
+	 * tenth of a second. Grants and step-downs do not wait for timings.
 	 */
-	private static final Map<String, Object> PROMPT = Map.of("leader.election.retry-period", "100ms");
+	private static final Map<String, Object> PROMPT = Map.of("leader.election.lease-duration", "15s",
+			"leader.election.renew-deadline", "10s", "leader.election.retry-period", "100ms");
+
+	private static final String LEASES = "leaderElectionTestLeases";
 
 	@Override
 	public void customizeContext(ConfigurableApplicationContext context, MergedContextConfiguration mergedConfig) {
-		context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("leaderElectionTest", ELECTING));
-		context.getEnvironment().getPropertySources().addLast(new MapPropertySource("leaderElectionTestTimings", PROMPT));
+		TestElectionProperties.apply(context.getEnvironment(), PROMPT);
 		ConfigurableListableBeanFactory beanFactory = context.getBeanFactory();
 		BeanDefinitionRegistry registry = (BeanDefinitionRegistry) beanFactory;
-		registry.registerBeanDefinition("leaderElectionTestLeases",
-				new RootBeanDefinition(InMemoryLeaseStores.class, InMemoryLeaseStores::shared));
+		// primary: the elector takes these Leases even where the application defines Leases of its own
+		RootBeanDefinition leases = new RootBeanDefinition(InMemoryLeaseStores.class, InMemoryLeaseStores::shared);
+		leases.setPrimary(true);
+		registry.registerBeanDefinition(LEASES, leases);
 		registry.registerBeanDefinition(LeaderElectionControl.BEAN_NAME,
 				new RootBeanDefinition(LeaderElectionControl.class,
 						() -> new LeaderElectionControl(beanFactory.getBean(ElectionEngine.class),
-								beanFactory.getBean(InMemoryLeaseStores.class), this.leaderOf)));
+								beanFactory.getBean(LEASES, InMemoryLeaseStores.class), this.leaderOf)));
 	}
 
 }

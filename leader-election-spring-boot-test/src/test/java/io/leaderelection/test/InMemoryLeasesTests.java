@@ -45,7 +45,8 @@ class InMemoryLeasesTests {
 			replicas.forEach(ConfigurableApplicationContext::close);
 		}
 		List<long[]> terms = this.terms.stream().sorted(Comparator.comparingLong((long[] term) -> term[0])).toList();
-		assertThat(terms).hasSize(3);
+		// three at least: a replica that misses its renew deadline, on a loaded machine, leads again later
+		assertThat(terms).hasSizeGreaterThanOrEqualTo(3);
 		for (int term = 1; term < terms.size(); term++) {
 			assertThat(terms.get(term)[0]).as("term %d opens after term %d closed", term, term - 1)
 				.isGreaterThan(terms.get(term - 1)[1]);

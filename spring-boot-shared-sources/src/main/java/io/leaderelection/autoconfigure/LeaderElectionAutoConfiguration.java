@@ -102,10 +102,12 @@ public class LeaderElectionAutoConfiguration {
 		return new LeaderElectionLifecycle(leaderElector, settings, standalone);
 	}
 
-	/** Campaigns with the other replicas through the Kubernetes API. */
+	/**
+	 * Campaigns with the other replicas through the Kubernetes API, unless the application (or
+	 * its tests) gives Leases of its own; the client stays for the application's use either way.
+	 */
 	@Configuration(proxyBeanMethods = false)
 	@Conditional(OnLeaderElectionModeCondition.Lease.class)
-	@ConditionalOnMissingBean(LeaseStoreFactory.class)
 	static class KubernetesLeasesConfiguration {
 
 		@Bean
@@ -115,6 +117,7 @@ public class LeaderElectionAutoConfiguration {
 		}
 
 		@Bean
+		@ConditionalOnMissingBean(LeaseStoreFactory.class)
 		KubernetesLeaseStores kubernetesLeaseStores(KubernetesClient kubernetesClient, LeaderElectionThreads threads) {
 			return new KubernetesLeaseStores(kubernetesClient, threads.watchOpener());
 		}

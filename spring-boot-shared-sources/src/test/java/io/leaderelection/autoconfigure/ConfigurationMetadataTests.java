@@ -29,7 +29,7 @@ class ConfigurationMetadataTests {
 			names.add(name);
 			assertThat(property.path("description").asText()).as("description of %s", name).isNotBlank();
 		}
-		assertThat(names).contains("leader.election.enabled", "leader.election.lease-name",
+		assertThat(names).contains("leader.election.enabled", "leader.election.mode", "leader.election.lease-name",
 				"leader.election.namespace", "leader.election.identity", "leader.election.lease-duration",
 				"leader.election.renew-deadline", "leader.election.retry-period",
 				"leader.election.release-on-shutdown", "leader.election.on-lost", "leader.election.elections");

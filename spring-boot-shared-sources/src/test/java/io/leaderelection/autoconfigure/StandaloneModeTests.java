@@ -55,6 +55,7 @@ class StandaloneModeTests {
 		.withConfiguration(BootLine.METRICS)
 		.withPropertyValues("spring.application.name=orders", "leader.election.elections.billing.lease-name=bills")
 		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+		.withBean(ElectorUser.class)
 		.withBean(Reconciler.class)
 		.withBean(Poller.class)
 		.withBean(LeaderEvents.class);
@@ -67,7 +68,7 @@ class StandaloneModeTests {
 				.hasSingleBean(LeaderElector.class)
 				.doesNotHaveBean(KubernetesClient.class)
 				.doesNotHaveBean(KubernetesLeaseStores.class);
-			LeaderElector elector = context.getBean(LeaderElector.class);
+			LeaderElector elector = context.getBean(ElectorUser.class).elector;
 			// no waiting: the context has started once every election is led
 			assertThat(elector.isLeader()).isTrue();
 			assertThat(elector.isLeader("billing")).isTrue();
@@ -129,6 +130,17 @@ class StandaloneModeTests {
 				.hasSingleBean(KubernetesLeaseStores.class)
 				.getBean(ElectionEngine.class)
 				.satisfies((engine) -> assertThat(engine.isLeader()).isFalse()));
+	}
+
+	/** As the README's example: a bean that asks the elector itself. */
+	static class ElectorUser {
+
+		final LeaderElector elector;
+
+		ElectorUser(LeaderElector elector) {
+			this.elector = elector;
+		}
+
 	}
 
 	static class Reconciler {

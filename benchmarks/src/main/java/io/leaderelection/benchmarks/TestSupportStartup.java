@@ -1,0 +1,149 @@
+package io.leaderelection.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+import io.leaderelection.LeaderOnly;
+import io.leaderelection.test.AutoConfigureTestLeaderElection;
+
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.stereotype.Component;
+import org.springframework.test.annotation.DirtiesContext.HierarchyMode;
+import org.springframework.test.context.TestContextManager;
+
+/**
+ * How long an application's {@code @SpringBootTest} takes to start and stop with the test support
+ * ({@link AutoConfigureTestLeaderElection}) against the same test without the starter, through
+ * Spring's own test context framework, alternating the two, after a warm-up. Prints a table and
+ * writes it to {@code -Dbenchmarks.output}.
+ */
+public final class TestSupportStartup {
+
+	private static final int WARM_UP = 10;
+
+	private static final int RUNS = 40;
+
+	private TestSupportStartup() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		List<Long> withSupport = new ArrayList<>();
+		List<Long> withoutStarter = new ArrayList<>();
+		for (int run = 0; run < WARM_UP + RUNS; run++) {
+			long with = startAndStop(WithTestSupport.class);
+			long without = startAndStop(WithoutStarter.class);
+			if (run >= WARM_UP) {
+				withSupport.add(with);
+				withoutStarter.add(without);
+			}
+		}
+		String report = report(withSupport, withoutStarter);
+		System.out.println(report);
+		String output = System.getProperty("benchmarks.output");
+		if (output != null && !output.isEmpty()) {
+			Files.writeString(Path.of(output), report);
+		}
+	}
+
+	/** Starts the test class's context as a test run would, then closes it: nanoseconds for both. */
+	private static long startAndStop(Class<?> testClass) throws Exception {
+		long start = System.nanoTime();
+		TestContextManager tests = new TestContextManager(testClass);
+		tests.prepareTestInstance(testClass.getDeclaredConstructor().newInstance());
+		tests.getTestContext().markApplicationContextDirty(HierarchyMode.EXHAUSTIVE);
+		return System.nanoTime() - start;
+	}
+
+	private static String report(List<Long> withSupport, List<Long> withoutStarter) throws IOException {
+		long[] with = sorted(withSupport);
+		long[] without = sorted(withoutStarter);
+		StringBuilder report = new StringBuilder();
+		report.append("# Test support: start and stop of a @SpringBootTest\n\n");
+		report.append("Produced by\n\n```shell\n./mvnw -B -Pbenchmarks -pl benchmarks -am verify "
+				+ "-Dbenchmarks.main=io.leaderelection.benchmarks.TestSupportStartup "
+				+ "-Dbenchmarks.output=$PWD/docs/test-support-startup.md\n```\n\n");
+		report.append("- Date: ").append(Instant.now()).append('\n');
+		report.append("- Machine: ")
+			.append(Runtime.getRuntime().availableProcessors())
+			.append(" cores, ")
+			.append(System.getProperty("java.vm.name"))
+			.append(' ')
+			.append(System.getProperty("java.vm.version"))
+			.append('\n');
+		report.append("- Each run loads the test class's context through Spring's TestContextManager, as a test run"
+				+ " does, and closes it; the two kinds alternate; ")
+			.append(WARM_UP)
+			.append(" warm-up pairs, then ")
+			.append(RUNS)
+			.append(" measured pairs.\n");
+		report.append("- With the test support: `@SpringBootTest` + `@AutoConfigureTestLeaderElection`, every"
+				+ " leader-election auto-configuration active, two elections, leading both at start.\n");
+		report.append("- Without the starter: the same application with every leader-election auto-configuration"
+				+ " excluded (`spring.autoconfigure.exclude`); the starter's jars stay on the class path.\n\n");
+		report.append("| measure | with the test support | without the starter | ratio |\n|---|---|---|---|\n");
+		row(report, "p50", percentile(with, 50), percentile(without, 50));
+		row(report, "p90", percentile(with, 90), percentile(without, 90));
+		row(report, "min", with[0], without[0]);
+		return report.toString();
+	}
+
+	private static void row(StringBuilder report, String measure, long with, long without) {
+		report.append(String.format(Locale.ROOT, "| %s | %.1f ms | %.1f ms | %.2f |%n", measure, with / 1e6,
+				without / 1e6, (double) with / without));
+	}
+
+	private static long[] sorted(List<Long> nanos) {
+		long[] sorted = nanos.stream().mapToLong(Long::longValue).toArray();
+		Arrays.sort(sorted);
+		return sorted;
+	}
+
+	/** Nearest rank. */
+	private static long percentile(long[] sorted, int percent) {
+		int rank = (int) Math.ceil(percent / 100.0 * sorted.length);
+		return sorted[Math.max(0, rank - 1)];
+	}
+
+	@SpringBootApplication
+	static class Orders {
+
+		@Component
+		static class Reconciler {
+
+			@LeaderOnly
+			public void reconcile() {
+			}
+
+			@LeaderOnly("billing")
+			public void bill() {
+			}
+
+		}
+
+	}
+
+	@SpringBootTest(classes = Orders.class, properties = "leader.election.elections.billing.lease-name=billing")
+	@AutoConfigureTestLeaderElection
+	public static class WithTestSupport {
+
+	}
+
+	@SpringBootTest(classes = Orders.class,
+			properties = "spring.autoconfigure.exclude=io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration,"
+					+ "io.leaderelection.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration,"
+					+ "io.leaderelection.actuate.endpoint.LeaderEndpointAutoConfiguration,"
+					+ "io.leaderelection.actuate.health.LeaderElectionHealthContributorAutoConfiguration,"
+					+ "io.leaderelection.actuate.info.LeaderElectionInfoContributorAutoConfiguration,"
+					+ "io.leaderelection.actuate.metrics.LeaderElectionMetricsAutoConfiguration")
+	public static class WithoutStarter {
+
+	}
+
+}
