@@ -34,15 +34,11 @@ public final class TestSupportStartup {
 	}
 
 	public static void main(String[] args) throws Exception {
-		List<Long> withSupport = new ArrayList<>();
-		List<Long> withoutStarter = new ArrayList<>();
+		Timings withSupport = new Timings();
+		Timings withoutStarter = new Timings();
 		for (int run = 0; run < WARM_UP + RUNS; run++) {
-			long with = startAndStop(WithTestSupport.class);
-			long without = startAndStop(WithoutStarter.class);
-			if (run >= WARM_UP) {
-				withSupport.add(with);
-				withoutStarter.add(without);
-			}
+			startAndStop(WithTestSupport.class, (run >= WARM_UP) ? withSupport : new Timings());
+			startAndStop(WithoutStarter.class, (run >= WARM_UP) ? withoutStarter : new Timings());
 		}
 		String report = report(withSupport, withoutStarter);
 		System.out.println(report);
@@ -52,18 +48,20 @@ public final class TestSupportStartup {
 		}
 	}
 
-	/** Starts the test class's context as a test run would, then closes it: nanoseconds for both. */
-	private static long startAndStop(Class<?> testClass) throws Exception {
+	/** Starts the test class's context as a test run would, then closes it, timing both. */
+	private static void startAndStop(Class<?> testClass, Timings timings) throws Exception {
 		long start = System.nanoTime();
 		TestContextManager tests = new TestContextManager(testClass);
 		tests.prepareTestInstance(testClass.getDeclaredConstructor().newInstance());
+		long started = System.nanoTime();
 		tests.getTestContext().markApplicationContextDirty(HierarchyMode.EXHAUSTIVE);
-		return System.nanoTime() - start;
+		long stopped = System.nanoTime();
+		timings.start.add(started - start);
+		timings.stop.add(stopped - started);
+		timings.both.add(stopped - start);
 	}
 
-	private static String report(List<Long> withSupport, List<Long> withoutStarter) throws IOException {
-		long[] with = sorted(withSupport);
-		long[] without = sorted(withoutStarter);
+	private static String report(Timings withSupport, Timings withoutStarter) throws IOException {
 		StringBuilder report = new StringBuilder();
 		report.append("# Test support: start and stop of a @SpringBootTest\n\n");
 		report.append("Produced by\n\n```shell\n./mvnw -B -Pbenchmarks -pl benchmarks -am verify "
@@ -88,10 +86,29 @@ public final class TestSupportStartup {
 		report.append("- Without the starter: the same application with every leader-election auto-configuration"
 				+ " excluded (`spring.autoconfigure.exclude`); the starter's jars stay on the class path.\n\n");
 		report.append("| measure | with the test support | without the starter | ratio |\n|---|---|---|---|\n");
-		row(report, "p50", percentile(with, 50), percentile(without, 50));
-		row(report, "p90", percentile(with, 90), percentile(without, 90));
-		row(report, "min", with[0], without[0]);
+		rows(report, "start and stop", withSupport.both, withoutStarter.both);
+		rows(report, "start", withSupport.start, withoutStarter.start);
+		rows(report, "stop", withSupport.stop, withoutStarter.stop);
 		return report.toString();
+	}
+
+	private static void rows(StringBuilder report, String what, List<Long> withSupport, List<Long> withoutStarter) {
+		long[] with = sorted(withSupport);
+		long[] without = sorted(withoutStarter);
+		row(report, what + ", p50", percentile(with, 50), percentile(without, 50));
+		row(report, what + ", p90", percentile(with, 90), percentile(without, 90));
+		row(report, what + ", min", with[0], without[0]);
+	}
+
+	/** Nanoseconds per run. */
+	private static final class Timings {
+
+		final List<Long> start = new ArrayList<>();
+
+		final List<Long> stop = new ArrayList<>();
+
+		final List<Long> both = new ArrayList<>();
+
 	}
 
 	private static void row(StringBuilder report, String measure, long with, long without) {

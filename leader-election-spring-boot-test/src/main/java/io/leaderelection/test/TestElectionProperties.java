@@ -16,6 +16,8 @@ final class TestElectionProperties {
 	private static final Map<String, Object> ELECTING = Map.of("leader.election.enabled", "true",
 			"leader.election.mode", "lease", "leader.election.on-lost", "rejoin");
 
+	private static final String NAMESPACE = "leader.election.namespace";
+
 	private static final List<String> TIMINGS = List.of("leader.election.lease-duration",
 			"leader.election.renew-deadline", "leader.election.retry-period");
 
@@ -31,6 +33,11 @@ final class TestElectionProperties {
 		environment.getPropertySources().addFirst(new MapPropertySource("leaderElectionTest", ELECTING));
 		if (TIMINGS.stream().noneMatch(environment::containsProperty)) {
 			environment.getPropertySources().addLast(new MapPropertySource("leaderElectionTestTimings", timings));
+		}
+		if (!environment.containsProperty(NAMESPACE)) {
+			// named, so that no Kubernetes client is built only to read a namespace from its configuration
+			environment.getPropertySources().addLast(new MapPropertySource("leaderElectionTestNamespace",
+					Map.of(NAMESPACE, "default")));
 		}
 	}
 

@@ -26,6 +26,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
 import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
 import org.springframework.integration.leader.event.LeaderEventPublisher;
@@ -50,9 +51,10 @@ public class LeaderElectionAutoConfiguration {
 			ObjectProvider<KubernetesClient> kubernetesClient) {
 		LeaderElectionSettingsResolver resolver = new LeaderElectionSettingsResolver(System::getenv,
 				LeaderElectionSettingsResolver.SERVICE_ACCOUNT_NAMESPACE);
-		KubernetesClient client = kubernetesClient.getIfAvailable();
-		return resolver.resolve(properties, environment.getProperty("spring.application.name"),
-				(client != null) ? client.getNamespace() : null);
+		return resolver.resolve(properties, environment.getProperty("spring.application.name"), () -> {
+			KubernetesClient client = kubernetesClient.getIfAvailable();
+			return (client != null) ? client.getNamespace() : null;
+		});
 	}
 
 	@Bean
@@ -110,7 +112,9 @@ public class LeaderElectionAutoConfiguration {
 	@Conditional(OnLeaderElectionModeCondition.Lease.class)
 	static class KubernetesLeasesConfiguration {
 
+		/** Lazy: built, with its HTTP client, only where Leases on Kubernetes or the application use it. */
 		@Bean
+		@Lazy
 		@ConditionalOnMissingBean
 		KubernetesClient kubernetesClient() {
 			return new KubernetesClientBuilder().build();

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
@@ -51,10 +52,11 @@ public final class LeaderElectionSettingsResolver {
 	/**
 	 * @param properties the bound properties
 	 * @param applicationName {@code spring.application.name}, or {@code null}
-	 * @param clientNamespace the Kubernetes client's namespace, or {@code null}
+	 * @param clientNamespace the Kubernetes client's namespace, or {@code null}; asked only when
+	 * nothing else names the namespace
 	 */
 	public LeaderElectionSettings resolve(LeaderElectionProperties properties, String applicationName,
-			String clientNamespace) {
+			Supplier<String> clientNamespace) {
 		String prefix = LeaderElectionProperties.PREFIX;
 		String namespace = namespace(properties, clientNamespace);
 		String identity = identity(properties);
@@ -113,7 +115,7 @@ public final class LeaderElectionSettingsResolver {
 		}
 	}
 
-	private String namespace(LeaderElectionProperties properties, String clientNamespace) {
+	private String namespace(LeaderElectionProperties properties, Supplier<String> clientNamespace) {
 		if (properties.getNamespace() != null) {
 			String namespace = properties.getNamespace();
 			if (namespace.length() > 63 || !DNS_1123_LABEL.matcher(namespace).matches()) {
@@ -130,7 +132,8 @@ public final class LeaderElectionSettingsResolver {
 		if (hasText(serviceAccountNamespace)) {
 			return serviceAccountNamespace;
 		}
-		return hasText(clientNamespace) ? clientNamespace : "default";
+		String namespace = clientNamespace.get();
+		return hasText(namespace) ? namespace : "default";
 	}
 
 	private String readServiceAccountNamespace() {

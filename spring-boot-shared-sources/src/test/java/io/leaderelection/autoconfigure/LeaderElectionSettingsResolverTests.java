@@ -46,7 +46,7 @@ class LeaderElectionSettingsResolverTests {
 
 	private LeaderElectionSettings resolve(String applicationName, String clientNamespace) {
 		return new LeaderElectionSettingsResolver(this.environment::get, this.serviceAccountNamespace)
-			.resolve(this.properties, applicationName, clientNamespace);
+			.resolve(this.properties, applicationName, () -> clientNamespace);
 	}
 
 	private LeaderElectionSettings resolve() {

@@ -9,7 +9,6 @@ import java.lang.annotation.Target;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 
 /**
@@ -38,7 +37,9 @@ public abstract class BootHealthIndicator extends AbstractHealthIndicator {
 	@Target(ElementType.TYPE)
 	@Retention(RetentionPolicy.RUNTIME)
 	@Documented
-	@ConditionalOnClass(HealthIndicator.class)
+	// By name: a class literal that cannot be loaded drops this meta-annotation silently, and
+	// without actuator the health auto-configuration would then fail to start the application.
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
 	@ConditionalOnEnabledHealthIndicator("leader-election")
 	public @interface ConditionalOnLeaderElectionHealth {
 

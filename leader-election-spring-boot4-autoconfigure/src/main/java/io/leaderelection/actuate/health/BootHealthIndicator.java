@@ -10,7 +10,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * Spring Boot 4's health types (spring-boot-health) under the health indicators that both Boot
@@ -38,7 +37,9 @@ public abstract class BootHealthIndicator extends AbstractHealthIndicator {
 	@Target(ElementType.TYPE)
 	@Retention(RetentionPolicy.RUNTIME)
 	@Documented
-	@ConditionalOnClass(HealthIndicator.class)
+	// By name: a class literal that cannot be loaded drops this meta-annotation silently, and
+	// without actuator the health auto-configuration would then fail to start the application.
+	@ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
 	@ConditionalOnEnabledHealthIndicator("leader-election")
 	public @interface ConditionalOnLeaderElectionHealth {
 

@@ -15,6 +15,7 @@ import org.springframework.context.Lifecycle;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ConcurrentReferenceHashMap;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -26,7 +27,39 @@ class LeaderOnlyAttributeSource {
 
 	private static final Optional<LeaderOnly> NONE = Optional.empty();
 
+	/**
+	 * Whether a class carries the annotation anywhere, for the JVM's life: annotations on a class
+	 * never change, and an application's tests start many contexts on the same classes.
+	 */
+	private static final Map<Class<?>, Boolean> carriers = new ConcurrentReferenceHashMap<>();
+
 	private final Map<MethodClassKey, Optional<LeaderOnly>> cache = new ConcurrentHashMap<>();
+
+	/**
+	 * Whether the class, its superclasses or interfaces, or a method of any of them carries
+	 * {@link LeaderOnly}, directly or as a meta-annotation: only such a class can have a gated call.
+	 */
+	static boolean mayGate(Class<?> targetClass) {
+		return carriers.computeIfAbsent(targetClass, LeaderOnlyAttributeSource::carries);
+	}
+
+	private static boolean carries(Class<?> type) {
+		if (AnnotatedElementUtils.hasAnnotation(type, LeaderOnly.class)) {
+			return true;
+		}
+		Set<Class<?>> types = new LinkedHashSet<>(ClassUtils.getAllInterfacesForClassAsSet(type));
+		for (Class<?> declaring = type; declaring != null; declaring = declaring.getSuperclass()) {
+			types.add(declaring);
+		}
+		for (Class<?> declaring : types) {
+			for (Method method : declaring.getDeclaredMethods()) {
+				if (AnnotatedElementUtils.isAnnotated(method, LeaderOnly.class)) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
 
 	/** The annotation gating calls of the method on the class, or {@code null}. */
 	LeaderOnly find(Method method, Class<?> targetClass) {

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -69,6 +70,18 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 		this.contextRunner.withBean(LeaderElector.class, StaticLeaderElector::new)
 			.withClassLoader(new FilteredClassLoader(BootLine.HEALTH_INDICATOR))
 			.run((context) -> assertThat(context).doesNotHaveBean(LeaderElectionHealthIndicator.class));
+	}
+
+	/**
+	 * Without actuator a class literal in the composed condition could not be loaded, and Spring
+	 * would drop that meta-annotation silently: the condition must name the class.
+	 */
+	@Test
+	void theActuatorConditionNamesItsClassSoThatItHoldsWithoutActuator() {
+		ConditionalOnClass onClass = BootHealthIndicator.ConditionalOnLeaderElectionHealth.class
+			.getAnnotation(ConditionalOnClass.class);
+		assertThat(onClass.value()).isEmpty();
+		assertThat(onClass.name()).containsExactly(BootLine.HEALTH_INDICATOR.getName());
 	}
 
 	@Test
