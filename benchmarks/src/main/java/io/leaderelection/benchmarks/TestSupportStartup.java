@@ -35,12 +35,14 @@ public final class TestSupportStartup {
 
 	public static void main(String[] args) throws Exception {
 		Timings withSupport = new Timings();
+		Timings standalone = new Timings();
 		Timings withoutStarter = new Timings();
 		for (int run = 0; run < WARM_UP + RUNS; run++) {
 			startAndStop(WithTestSupport.class, (run >= WARM_UP) ? withSupport : new Timings());
+			startAndStop(Standalone.class, (run >= WARM_UP) ? standalone : new Timings());
 			startAndStop(WithoutStarter.class, (run >= WARM_UP) ? withoutStarter : new Timings());
 		}
-		String report = report(withSupport, withoutStarter);
+		String report = report(withSupport, standalone, withoutStarter);
 		System.out.println(report);
 		String output = System.getProperty("benchmarks.output");
 		if (output != null && !output.isEmpty()) {
@@ -61,7 +63,7 @@ public final class TestSupportStartup {
 		timings.both.add(stopped - start);
 	}
 
-	private static String report(Timings withSupport, Timings withoutStarter) throws IOException {
+	private static String report(Timings withSupport, Timings standalone, Timings withoutStarter) throws IOException {
 		StringBuilder report = new StringBuilder();
 		report.append("# Test support: start and stop of a @SpringBootTest\n\n");
 		report.append("Produced by\n\n```shell\n./mvnw -B -Pbenchmarks -pl benchmarks -am verify "
@@ -76,28 +78,33 @@ public final class TestSupportStartup {
 			.append(System.getProperty("java.vm.version"))
 			.append('\n');
 		report.append("- Each run loads the test class's context through Spring's TestContextManager, as a test run"
-				+ " does, and closes it; the two kinds alternate; ")
+				+ " does, and closes it; the three kinds alternate; ")
 			.append(WARM_UP)
-			.append(" warm-up pairs, then ")
+			.append(" warm-up rounds, then ")
 			.append(RUNS)
-			.append(" measured pairs.\n");
+			.append(" measured rounds.\n");
 		report.append("- With the test support: `@SpringBootTest` + `@AutoConfigureTestLeaderElection`, every"
 				+ " leader-election auto-configuration active, two elections, leading both at start.\n");
+		report.append("- Standalone: the same application in `leader.election.mode=standalone`, without the test"
+				+ " support: what the starter itself costs.\n");
 		report.append("- Without the starter: the same application with every leader-election auto-configuration"
 				+ " excluded (`spring.autoconfigure.exclude`); the starter's jars stay on the class path.\n\n");
-		report.append("| measure | with the test support | without the starter | ratio |\n|---|---|---|---|\n");
-		rows(report, "start and stop", withSupport.both, withoutStarter.both);
-		rows(report, "start", withSupport.start, withoutStarter.start);
-		rows(report, "stop", withSupport.stop, withoutStarter.stop);
+		report.append("| measure | with the test support | standalone | without the starter |"
+				+ " test support ÷ without | standalone ÷ without |\n|---|---|---|---|---|---|\n");
+		rows(report, "start and stop", withSupport.both, standalone.both, withoutStarter.both);
+		rows(report, "start", withSupport.start, standalone.start, withoutStarter.start);
+		rows(report, "stop", withSupport.stop, standalone.stop, withoutStarter.stop);
 		return report.toString();
 	}
 
-	private static void rows(StringBuilder report, String what, List<Long> withSupport, List<Long> withoutStarter) {
+	private static void rows(StringBuilder report, String what, List<Long> withSupport, List<Long> standalone,
+			List<Long> withoutStarter) {
 		long[] with = sorted(withSupport);
+		long[] alone = sorted(standalone);
 		long[] without = sorted(withoutStarter);
-		row(report, what + ", p50", percentile(with, 50), percentile(without, 50));
-		row(report, what + ", p90", percentile(with, 90), percentile(without, 90));
-		row(report, what + ", min", with[0], without[0]);
+		row(report, what + ", p50", percentile(with, 50), percentile(alone, 50), percentile(without, 50));
+		row(report, what + ", p90", percentile(with, 90), percentile(alone, 90), percentile(without, 90));
+		row(report, what + ", min", with[0], alone[0], without[0]);
 	}
 
 	/** Nanoseconds per run. */
@@ -111,9 +118,9 @@ public final class TestSupportStartup {
 
 	}
 
-	private static void row(StringBuilder report, String measure, long with, long without) {
-		report.append(String.format(Locale.ROOT, "| %s | %.1f ms | %.1f ms | %.2f |%n", measure, with / 1e6,
-				without / 1e6, (double) with / without));
+	private static void row(StringBuilder report, String measure, long with, long alone, long without) {
+		report.append(String.format(Locale.ROOT, "| %s | %.1f ms | %.1f ms | %.1f ms | %.2f | %.2f |%n", measure,
+				with / 1e6, alone / 1e6, without / 1e6, (double) with / without, (double) alone / without));
 	}
 
 	private static long[] sorted(List<Long> nanos) {
@@ -149,6 +156,12 @@ public final class TestSupportStartup {
 	@SpringBootTest(classes = Orders.class, properties = "leader.election.elections.billing.lease-name=billing")
 	@AutoConfigureTestLeaderElection
 	public static class WithTestSupport {
+
+	}
+
+	@SpringBootTest(classes = Orders.class,
+			properties = { "leader.election.elections.billing.lease-name=billing", "leader.election.mode=standalone" })
+	public static class Standalone {
 
 	}
 

@@ -22,10 +22,12 @@ abstract class OnLeaderElectionModeCondition extends SpringBootCondition {
 
 	@Override
 	public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-		Mode effective = Binder.get(context.getEnvironment())
-			.bind(LeaderElectionProperties.PREFIX, LeaderElectionProperties.class)
-			.orElseGet(LeaderElectionProperties::new)
-			.effectiveMode();
+		// the two properties only: binding them all would report a bad timing here, not where it is checked
+		Binder binder = Binder.get(context.getEnvironment());
+		LeaderElectionProperties properties = new LeaderElectionProperties();
+		binder.bind(LeaderElectionProperties.PREFIX + ".enabled", Boolean.class).ifBound(properties::setEnabled);
+		binder.bind(LeaderElectionProperties.PREFIX + ".mode", Mode.class).ifBound(properties::setMode);
+		Mode effective = properties.effectiveMode();
 		String message = "leader election runs in mode " + effective;
 		return (effective == this.mode) ? ConditionOutcome.match(message) : ConditionOutcome.noMatch(message);
 	}
