@@ -83,8 +83,9 @@ public final class TestSupportStartup {
 			.append(" warm-up rounds, then ")
 			.append(RUNS)
 			.append(" measured rounds.\n");
-		report.append("- With the test support: `@SpringBootTest` + `@AutoConfigureTestLeaderElection`, every"
-				+ " leader-election auto-configuration active, two elections, leading both at start.\n");
+		report.append("- With the test support: `@SpringBootTest` + `@AutoConfigureTestLeaderElection`, the"
+				+ " starter's auto-configurations active (no actuator on this class path), two elections, leading both"
+				+ " at start, a bean with `@LeaderOnly` methods.\n");
 		report.append("- Standalone: the same application in `leader.election.mode=standalone`, without the test"
 				+ " support: what the starter itself costs.\n");
 		report.append("- Without the starter: the same application with every leader-election auto-configuration"
