@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.DefaultPropertiesPropertySource;
+import org.springframework.boot.actuate.health.HealthContributorRegistry;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cloud.kubernetes.commons.leader.LeaderInitiator;
@@ -17,14 +18,14 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.integration.leader.Candidate;
 
-import static io.leaderelection.autoconfigure.SpringCloudKubernetesLeaderDefaultsTests.application;
-import static io.leaderelection.autoconfigure.SpringCloudKubernetesLeaderDefaultsTests.postProcess;
+import static io.leaderelection.autoconfigure.SpringCloudDefaultsTests.application;
+import static io.leaderelection.autoconfigure.SpringCloudDefaultsTests.postProcess;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The Boot 3.5 line depends on spring-cloud-kubernetes 3.3 for the fabric8 client and Spring
  * Integration: its ConfigMap leader must not start beside ours unless a user turns it on.
- * {@link SpringCloudKubernetesLeaderDefaultsTests}, which both lines run, checks the property.
+ * {@link SpringCloudDefaultsTests}, which both lines run, checks the property.
  */
 class SpringCloudKubernetesLeaderTests {
 
@@ -89,6 +90,27 @@ class SpringCloudKubernetesLeaderTests {
 			assertThat(context.getBeansOfType(Candidate.class)).isEmpty();
 			assertThat(context.getBeansOfType(Fabric8LeaderAutoConfiguration.class)).isEmpty();
 			assertThat(context.getBeansOfType(ElectionEngine.class)).hasSize(1);
+		}
+	}
+
+	@Test
+	void theUnusedHealthContributorsOfSpringCloudAreOffByDefault() {
+		try (ConfigurableApplicationContext context = application("scl-health", server).run()) {
+			HealthContributorRegistry health = context.getBean(HealthContributorRegistry.class);
+			assertThat(health.getContributor("leaderElection")).isNotNull();
+			assertThat(health.getContributor("discoveryComposite")).isNull();
+			assertThat(health.getContributor("refreshScope")).isNull();
+		}
+	}
+
+	@Test
+	void aUserTurnsTheHealthContributorsOfSpringCloudBackOn() {
+		try (ConfigurableApplicationContext context = application("scl-health-on", server).run(
+				"--spring.cloud.discovery.client.composite-indicator.enabled=true",
+				"--management.health.refresh.enabled=true")) {
+			HealthContributorRegistry health = context.getBean(HealthContributorRegistry.class);
+			assertThat(health.getContributor("discoveryComposite")).isNotNull();
+			assertThat(health.getContributor("refreshScope")).isNotNull();
 		}
 	}
 

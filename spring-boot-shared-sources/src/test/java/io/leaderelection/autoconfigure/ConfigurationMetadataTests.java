@@ -2,7 +2,9 @@ package io.leaderelection.autoconfigure;
 
 import java.io.InputStream;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,6 +17,40 @@ import static org.assertj.core.api.Assertions.assertThat;
  * to users: every property of DESIGN's table, each with a one-line description.
  */
 class ConfigurationMetadataTests {
+
+	@Test
+	void theValuesOfEveryEnumPropertyAreHintedWithADescription() throws Exception {
+		Map<String, List<String>> hinted = new LinkedHashMap<>();
+		for (JsonNode hint : metadata().get("hints")) {
+			List<String> values = new ArrayList<>();
+			for (JsonNode value : hint.get("values")) {
+				assertThat(value.path("description").asText()).as("description of %s", value).isNotBlank();
+				values.add(value.get("value").asText());
+			}
+			hinted.put(hint.get("name").asText(), values);
+		}
+		assertThat(hinted).containsEntry("leader.election.on-lost", List.of("rejoin", "exit"))
+			.containsEntry("leader.election.mode", List.of("lease", "standalone"));
+	}
+
+	@Test
+	void everyLeaderElectionPropertyHasADefaultOrSaysWhatItDefaultsTo() throws Exception {
+		for (JsonNode property : metadata().get("properties")) {
+			String name = property.get("name").asText();
+			if (name.startsWith("leader.election.") && !name.equals("leader.election.elections")) {
+				assertThat(property.has("defaultValue") || property.path("description").asText().contains("Defaults to"))
+					.as("default of %s", name)
+					.isTrue();
+			}
+		}
+	}
+
+	private JsonNode metadata() throws Exception {
+		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			assertThat(in).as("generated metadata").isNotNull();
+			return new ObjectMapper().readTree(in);
+		}
+	}
 
 	@Test
 	void everyPropertyIsDescribed() throws Exception {

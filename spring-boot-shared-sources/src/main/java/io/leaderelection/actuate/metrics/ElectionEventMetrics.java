@@ -64,6 +64,7 @@ public class ElectionEventMetrics implements MeterBinder, ElectionListener {
 			renewals(registry, election, true);
 			renewals(registry, election, false);
 		}
+		this.lastTransitionEpochMillis.forEach((election, last) -> lastTransition(registry, election, last));
 		this.registries.add(registry);
 	}
 
@@ -86,16 +87,26 @@ public class ElectionEventMetrics implements MeterBinder, ElectionListener {
 
 	private void transitioned(String election, String event, long at) {
 		long epochMillis = this.wallClock.millis() - TimeUnit.NANOSECONDS.toMillis(this.engineClock.nanoTime() - at);
-		AtomicLong lastTransition = this.lastTransitionEpochMillis.computeIfAbsent(election, (name) -> new AtomicLong());
-		lastTransition.set(epochMillis);
+		AtomicLong first = new AtomicLong(epochMillis);
+		AtomicLong last = this.lastTransitionEpochMillis.putIfAbsent(election, first);
+		if (last != null) {
+			last.set(epochMillis);
+		}
 		for (MeterRegistry registry : this.registries) {
 			transitions(registry, election, event).increment();
-			Gauge.builder("leader.election.last.transition.timestamp", lastTransition, (millis) -> millis.get() / 1000.0)
-				.tag("election", election)
-				.description("When this replica last gained or lost leadership of the election")
-				.baseUnit("seconds")
-				.register(registry);
+			if (last == null) {
+				// registered once, at the first transition: registering a gauge again makes Micrometer warn
+				lastTransition(registry, election, first);
+			}
 		}
+	}
+
+	private static void lastTransition(MeterRegistry registry, String election, AtomicLong epochMillis) {
+		Gauge.builder("leader.election.last.transition.timestamp", epochMillis, (millis) -> millis.get() / 1000.0)
+			.tag("election", election)
+			.description("When this replica last gained or lost leadership of the election")
+			.baseUnit("seconds")
+			.register(registry);
 	}
 
 	private static Counter transitions(MeterRegistry registry, String election, String event) {

@@ -7,11 +7,16 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.leaderelection.engine.RevocationCause;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -86,6 +91,34 @@ class ElectionEventMetricsTests {
 		assertThat(other.get("leader.election.transitions").tags("election", "default", "event", "granted")
 			.counter()
 			.count()).isEqualTo(1);
+	}
+
+	@Test
+	void theLastTransitionGaugeIsRegisteredOnceWithoutMicrometersWarningAndInRegistriesBoundLater() {
+		// Micrometer warns once per JVM, then logs at debug level: listen at debug level
+		Logger micrometer = (Logger) LoggerFactory.getLogger(MeterRegistry.class);
+		Level level = micrometer.getLevel();
+		micrometer.setLevel(Level.DEBUG);
+		ListAppender<ILoggingEvent> logged = new ListAppender<>();
+		logged.start();
+		micrometer.addAppender(logged);
+		try {
+			this.metrics.bindTo(this.registry);
+			this.metrics.granted("default", 0, ENGINE_NOW);
+			this.metrics.revoked("default", RevocationCause.STEPPED_DOWN, ENGINE_NOW);
+			this.metrics.granted("default", 0, ENGINE_NOW);
+			MeterRegistry later = new SimpleMeterRegistry();
+			this.metrics.bindTo(later);
+			this.metrics.revoked("default", RevocationCause.STEPPED_DOWN, ENGINE_NOW);
+			assertThat(later.get("leader.election.last.transition.timestamp").tag("election", "default").gauge().value())
+				.isEqualTo(WALL_NOW.getEpochSecond());
+		}
+		finally {
+			micrometer.detachAppender(logged);
+			micrometer.setLevel(level);
+		}
+		assertThat(logged.list).extracting(ILoggingEvent::getFormattedMessage)
+			.noneMatch((message) -> message.contains("already registered"));
 	}
 
 	private double transitions(String election, String event) {

@@ -30,13 +30,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * Tests for {@link SpringCloudKubernetesLeaderDefaults}: directly, and in applications started
+ * Tests for {@link SpringCloudDefaults}: directly, and in applications started
  * with every auto-configuration on the test class path, whose {@code KubernetesClient} points at
  * fabric8's mock server so that nothing reaches out. Whether spring-cloud-kubernetes' leader then
  * starts is tested where it is on the class path (the Boot 3.5 line).
  */
 @ExtendWith(OutputCaptureExtension.class)
-class SpringCloudKubernetesLeaderDefaultsTests {
+class SpringCloudDefaultsTests {
 
 	private static final String ENABLED = "spring.cloud.kubernetes.leader.enabled";
 
@@ -51,7 +51,7 @@ class SpringCloudKubernetesLeaderDefaultsTests {
 		postProcess(environment);
 		assertThat(environment.getProperty(ENABLED, Boolean.class)).isFalse();
 		assertThat(environment.getPropertySources().stream().reduce((first, second) -> second).orElseThrow()
-			.getName()).isEqualTo(SpringCloudKubernetesLeaderDefaults.PROPERTY_SOURCE_NAME);
+			.getName()).isEqualTo(SpringCloudDefaults.PROPERTY_SOURCE_NAME);
 	}
 
 	@Test
@@ -64,12 +64,12 @@ class SpringCloudKubernetesLeaderDefaultsTests {
 
 	@Test
 	void runsAfterConfigurationFilesAreLoaded() {
-		assertThat(new SpringCloudKubernetesLeaderDefaults().getOrder())
+		assertThat(new SpringCloudDefaults().getOrder())
 			.isGreaterThan(ConfigDataEnvironmentPostProcessor.ORDER);
 	}
 
 	static void postProcess(ConfigurableEnvironment environment) {
-		new SpringCloudKubernetesLeaderDefaults().postProcessEnvironment(environment, new SpringApplication());
+		new SpringCloudDefaults().postProcessEnvironment(environment, new SpringApplication());
 	}
 
 	// ---- in an application with the starter's dependencies
