@@ -86,7 +86,7 @@ final class OurImplementation implements Implementation {
 			};
 			this.engine = new ElectionEngine(identity,
 					List.of(settings("default", ApiServer.NAMESPACE, leaseName, timings)),
-					new KubernetesLeaseStores(this.client, this.threads.watchOpener()), this.threads.runtime(),
+					new KubernetesLeaseStores(this.client, this.threads.blockingCalls()), this.threads.runtime(),
 					List.of(listener));
 		}
 

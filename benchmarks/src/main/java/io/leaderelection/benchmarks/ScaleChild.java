@@ -63,7 +63,7 @@ public final class ScaleChild {
 			};
 			LeaderElectionThreads electorThreads = new LeaderElectionThreads();
 			ElectionEngine engine = new ElectionEngine(clientName, settings,
-					new KubernetesLeaseStores(client, electorThreads.watchOpener()), electorThreads.runtime(),
+					new KubernetesLeaseStores(client, electorThreads.blockingCalls()), electorThreads.runtime(),
 					List.of(countingLosses));
 			engine.start();
 			allLead = () -> engine.statuses().values().stream().allMatch((status) -> status.leader());

@@ -11,8 +11,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 /**
  * The threads the elector owns, whatever the number of elections: a small scheduler pool that
  * runs every election, one thread that publishes events, calls listeners and starts and stops
- * gated beans (another one for as long as user code there blocks), and two that open
- * followers' watches. Closing it stops them all.
+ * gated beans (another one for as long as user code there blocks), and two for the calls that
+ * block: opening followers' watches, recording Kubernetes Events. Closing it stops them all.
  */
 public class LeaderElectionThreads implements AutoCloseable {
 
@@ -21,28 +21,28 @@ public class LeaderElectionThreads implements AutoCloseable {
 
 	private final ScheduledThreadPoolExecutor scheduler;
 
-	/** Watch openers; fabric8 blocks each until the server accepted the watch. */
-	static final int WATCH_OPENER_THREADS = 2;
+	/** For fabric8's blocking calls: opening a watch waits until the server accepted it. */
+	static final int BLOCKING_CALL_THREADS = 2;
 
 	/** How long user code may block the callback thread before another one takes over the rest. */
 	static final Duration CALLBACK_PATIENCE = Duration.ofMillis(100);
 
 	private final ElasticExecutor callbacks;
 
-	private final ExecutorService watchOpeners;
+	private final ExecutorService blockingCalls;
 
 	public LeaderElectionThreads() {
 		this.scheduler = new ScheduledThreadPoolExecutor(SCHEDULER_THREADS, DaemonThreads.named("leader-election-"));
 		this.scheduler.setRemoveOnCancelPolicy(true);
 		this.callbacks = new ElasticExecutor(DaemonThreads.named("leader-election-events-"), this.scheduler,
 				CALLBACK_PATIENCE);
-		this.watchOpeners = Executors.newFixedThreadPool(WATCH_OPENER_THREADS,
+		this.blockingCalls = Executors.newFixedThreadPool(BLOCKING_CALL_THREADS,
 				DaemonThreads.named("leader-election-watch-"));
 	}
 
-	/** Where the Lease stores open their watches. */
-	public Executor watchOpener() {
-		return this.watchOpeners;
+	/** Where calls that block run: the Lease stores open their watches, Events are recorded. */
+	public Executor blockingCalls() {
+		return this.blockingCalls;
 	}
 
 	/** The runtime the engine runs on: these threads, the system's monotonic and UTC clocks. */
@@ -54,7 +54,7 @@ public class LeaderElectionThreads implements AutoCloseable {
 	@Override
 	public void close() throws InterruptedException {
 		this.scheduler.shutdownNow();
-		this.watchOpeners.shutdownNow();
+		this.blockingCalls.shutdownNow();
 		this.callbacks.shutdown(Duration.ofSeconds(5));
 	}
 

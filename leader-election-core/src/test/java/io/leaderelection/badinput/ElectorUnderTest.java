@@ -50,7 +50,7 @@ final class ElectorUnderTest implements AutoCloseable, ElectionListener {
 		this.client = server.client(identity);
 		this.engine = new ElectionEngine(identity,
 				List.of(new ElectionSettings(ELECTION, namespace, LEASE, LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD)),
-				new KubernetesLeaseStores(this.client, this.threads.watchOpener()), this.threads.runtime(), List.of(this));
+				new KubernetesLeaseStores(this.client, this.threads.blockingCalls()), this.threads.runtime(), List.of(this));
 	}
 
 	/** Starts campaigning for {@value #LEASE} in {@value #NAMESPACE}. */

@@ -83,7 +83,7 @@ final class EngineElector implements Elector {
 					production.monotonicClock(), slot.wallClock(),
 					slot.pause().pausing(production.callbackExecutor()), new Random(seed));
 			this.engine = new ElectionEngine(this.identity, settings.electionSettings(),
-					new KubernetesLeaseStores(this.client, slot.pause().pausing(this.threads.watchOpener())), runtime,
+					new KubernetesLeaseStores(this.client, slot.pause().pausing(this.threads.blockingCalls())), runtime,
 					List.of(new Recorder(), new Yielder()), this.calls, ChaosSettings.DRAIN_TIMEOUT);
 			this.engine.start();
 		}

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -24,6 +25,7 @@ import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -54,9 +56,12 @@ class KubernetesManifestsTests {
 
 	private static final Path K8S = Path.of("k8s");
 
-	/** An object path or a collection path of the Lease API, with an optional query. */
-	private static final Pattern LEASE_PATH = Pattern
-		.compile("/apis/coordination\\.k8s\\.io/v1/namespaces/[^/]+/leases(/[^/?]+)?(\\?.*)?");
+	/**
+	 * An object path or a collection path of a namespaced resource, with an optional query: the
+	 * API group ({@code /api/v1} is the core group, ""), the resource, the object's name.
+	 */
+	private static final Pattern RESOURCE_PATH = Pattern
+		.compile("/(?:api/v1|apis/([^/]+)/[^/]+)/namespaces/[^/]+/([^/?]+)(/[^/?]+)?(\\?.*)?");
 
 	private static final KubernetesSerialization serialization = new KubernetesSerialization();
 
@@ -159,41 +164,44 @@ class KubernetesManifestsTests {
 
 	@Test
 	void roleGrantsExactlyTheVerbsTheSampleSends() throws InterruptedException {
-		Set<String> sent = verbsSentByTheSample();
+		Map<String, Set<String>> sent = verbsSentByTheSample();
 
-		assertThat(sent).isNotEmpty();
-		assertThat(resource(Role.class).getRules()).singleElement().satisfies((rule) -> {
-			assertThat(rule.getApiGroups()).containsExactly("coordination.k8s.io");
-			assertThat(rule.getResources()).containsExactly("leases");
-			assertThat(new TreeSet<>(rule.getVerbs())).isEqualTo(sent);
-		});
+		assertThat(sent).containsKeys("coordination.k8s.io/leases", "/events");
+		Map<String, Set<String>> granted = new TreeMap<>();
+		for (PolicyRule rule : resource(Role.class).getRules()) {
+			assertThat(rule.getApiGroups()).hasSize(1);
+			assertThat(rule.getResources()).hasSize(1);
+			granted.put(rule.getApiGroups().get(0) + "/" + rule.getResources().get(0), new TreeSet<>(rule.getVerbs()));
+		}
+		assertThat(granted).isEqualTo(sent);
 	}
 
 	/**
 	 * Runs a leader and a follower of the sample against a CRUD API server, then stops them so
-	 * that the leader releases its Leases, and names the RBAC verb of every request they sent.
+	 * that the leader releases its Leases, and names the RBAC verb of every request they sent, by
+	 * API group and resource ({@code group/resource}).
 	 */
-	private static Set<String> verbsSentByTheSample() throws InterruptedException {
+	private static Map<String, Set<String>> verbsSentByTheSample() throws InterruptedException {
 		KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
 				new KubernetesCrudDispatcher(), false);
 		server.init(InetAddress.getLoopbackAddress(), 0);
+		Map<String, Set<String>> verbs = new TreeMap<>();
 		try {
 			try (ConfigurableApplicationContext leader = startSampleOn(server);
 					ConfigurableApplicationContext follower = startSampleOn(server)) {
 				LeaderElector leaderElector = leader.getBean(LeaderElector.class);
 				LeaderElector followerElector = follower.getBean(LeaderElector.class);
+				// until the leader leads, the follower knows it, and the Events of the grants were written
 				await().atMost(Duration.ofSeconds(20))
-					.until(() -> leaderElector.statuses().values().stream().allMatch((status) -> status.leader())
+					.until(() -> takeRequests(server, verbs)
+							&& leaderElector.statuses().values().stream().allMatch((status) -> status.leader())
 							&& followerElector.statuses()
 								.values()
 								.stream()
-								.allMatch((status) -> leaderElector.identity().equals(status.holderIdentity())));
+								.allMatch((status) -> leaderElector.identity().equals(status.holderIdentity()))
+							&& verbs.containsKey("/events"));
 			}
-			Set<String> verbs = new TreeSet<>();
-			RecordedRequest request;
-			while ((request = server.takeRequest(0, TimeUnit.MILLISECONDS)) != null) {
-				verbs.add(verb(request.getMethod(), request.getPath()));
-			}
+			takeRequests(server, verbs);
 			return verbs;
 		}
 		finally {
@@ -201,23 +209,37 @@ class KubernetesManifestsTests {
 		}
 	}
 
+	/** Adds the RBAC verb of every request received so far, by API group and resource; always true. */
+	private static boolean takeRequests(KubernetesMockServer server, Map<String, Set<String>> verbs)
+			throws InterruptedException {
+		RecordedRequest request;
+		while ((request = server.takeRequest(0, TimeUnit.MILLISECONDS)) != null) {
+			Matcher path = RESOURCE_PATH.matcher(request.getPath());
+			assertThat(path.matches()).as("%s %s is a request to a namespaced resource", request.getMethod(),
+					request.getPath()).isTrue();
+			String resource = ((path.group(1) != null) ? path.group(1) : "") + "/" + path.group(2);
+			verbs.computeIfAbsent(resource, (key) -> new TreeSet<>()).add(verb(request.getMethod(), path));
+		}
+		return true;
+	}
+
+
 	private static ConfigurableApplicationContext startSampleOn(KubernetesMockServer server) {
 		return new SpringApplicationBuilder(SampleApplication.class).run("--server.port=0",
 				"--sample.local-api-server.enabled=true", "--sample.local-api-server.port=" + server.getPort());
 	}
 
-	/** The RBAC verb the API server authorizes a request to the Lease API as. */
-	private static String verb(String method, String path) {
-		Matcher lease = LEASE_PATH.matcher(path);
-		assertThat(lease.matches()).as("%s %s is a request to the Lease API", method, path).isTrue();
-		boolean collection = lease.group(1) == null;
+	/** The RBAC verb the API server authorizes a request as. */
+	private static String verb(String method, Matcher path) {
+		boolean collection = path.group(3) == null;
+		String query = (path.group(4) != null) ? path.group(4) : "";
 		return switch (method) {
-			case "GET" -> collection ? ((path.contains("watch=true")) ? "watch" : "list") : "get";
+			case "GET" -> collection ? ((query.contains("watch=true")) ? "watch" : "list") : "get";
 			case "POST" -> "create";
 			case "PUT" -> "update";
 			case "PATCH" -> "patch";
 			case "DELETE" -> collection ? "deletecollection" : "delete";
-			default -> throw new AssertionError("Unexpected request " + method + " " + path);
+			default -> throw new AssertionError("Unexpected request " + method + " " + path.group());
 		};
 	}
 

@@ -123,7 +123,7 @@ public class LeaderElectionAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(LeaseStoreFactory.class)
 		KubernetesLeaseStores kubernetesLeaseStores(KubernetesClient kubernetesClient, LeaderElectionThreads threads) {
-			return new KubernetesLeaseStores(kubernetesClient, threads.watchOpener());
+			return new KubernetesLeaseStores(kubernetesClient, threads.blockingCalls());
 		}
 
 	}

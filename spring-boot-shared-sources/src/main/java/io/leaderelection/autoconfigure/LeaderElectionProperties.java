@@ -71,6 +71,8 @@ public class LeaderElectionProperties {
 	 */
 	private Map<String, Election> elections = new LinkedHashMap<>();
 
+	private final Events events = new Events();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -160,6 +162,10 @@ public class LeaderElectionProperties {
 		return this.elections;
 	}
 
+	public Events getEvents() {
+		return this.events;
+	}
+
 	public void setElections(Map<String, Election> elections) {
 		this.elections = elections;
 	}
@@ -219,6 +225,26 @@ public class LeaderElectionProperties {
 
 		public void setRetryPeriod(Duration retryPeriod) {
 			this.retryPeriod = retryPeriod;
+		}
+
+	}
+
+	/**
+	 * Kubernetes Events on the Leases.
+	 */
+	public static class Events {
+
+		/**
+		 * Whether to record a Kubernetes Event on an election's Lease when this replica becomes leader, steps down or stops leading.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

@@ -7,6 +7,7 @@ import io.leaderelection.actuate.health.BootHealthIndicator.ConditionalOnLeaderE
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.leaderelection.autoconfigure.LeaderElectionProperties;
 import io.leaderelection.engine.ElectionEngine;
+import io.leaderelection.kubernetes.KubernetesLeaseEvents;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -34,11 +35,14 @@ public class LeaderElectionHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "leaderElectionHealthIndicator")
 	LeaderElectionHealthIndicator leaderElectionHealthIndicator(LeaderElector leaderElector,
-			ObjectProvider<LeaderElectionProperties> properties) {
+			ObjectProvider<LeaderElectionProperties> properties, ObjectProvider<KubernetesLeaseEvents> events) {
 		LeaderElectionProperties configured = properties.getIfAvailable();
 		return new LeaderElectionHealthIndicator(leaderElector,
 				(leaderElector instanceof ElectionEngine engine) ? engine::health : null,
-				(configured != null) ? configured.effectiveMode().name().toLowerCase(Locale.ROOT) : null);
+				(configured != null) ? configured.effectiveMode().name().toLowerCase(Locale.ROOT) : null, () -> {
+					KubernetesLeaseEvents recorder = events.getIfAvailable();
+					return (recorder != null) ? recorder.problem() : null;
+				});
 	}
 
 	@Bean

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
@@ -30,19 +31,24 @@ public class LeaderElectionHealthIndicator extends BootHealthIndicator {
 
 	private final String mode;
 
+	private final Supplier<String> eventsProblem;
+
 	/**
 	 * @param elector the elector whose elections are shown
 	 * @param electionHealth how well each election runs, by name ({@link ElectionEngine#health});
 	 * {@code null} when the elector does not tell
 	 * @param mode how the elector leads, shown as is ({@code lease}, {@code standalone});
 	 * {@code null} when not known
+	 * @param eventsProblem why Kubernetes Events cannot be recorded, shown without turning health
+	 * DOWN; answers {@code null} while they can
 	 */
 	public LeaderElectionHealthIndicator(LeaderElector elector, Function<String, ElectionHealth> electionHealth,
-			String mode) {
+			String mode, Supplier<String> eventsProblem) {
 		super("Leader election health check failed");
 		this.elector = elector;
 		this.electionHealth = electionHealth;
 		this.mode = mode;
+		this.eventsProblem = eventsProblem;
 	}
 
 	@Override
@@ -74,6 +80,10 @@ public class LeaderElectionHealthIndicator extends BootHealthIndicator {
 		}
 		details.put("identity", this.elector.identity());
 		details.put("elections", elections);
+		String eventsProblem = this.eventsProblem.get();
+		if (eventsProblem != null) {
+			details.put("events", eventsProblem);
+		}
 		return HealthVerdict.of(problems, details);
 	}
 

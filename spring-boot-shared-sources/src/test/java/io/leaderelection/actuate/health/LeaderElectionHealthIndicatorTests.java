@@ -76,16 +76,26 @@ class LeaderElectionHealthIndicatorTests {
 
 	@Test
 	void anElectorThatDoesNotTellItsHealthIsUp() {
-		HealthVerdict health = new LeaderElectionHealthIndicator(this.elector, null, null).check();
+		HealthVerdict health = new LeaderElectionHealthIndicator(this.elector, null, null, () -> null).check();
 
 		assertThat(health.up()).isTrue();
 		assertThat(election(health, "default")).containsEntry("role", "leader").doesNotContainKey("failingFor");
 	}
 
+	@Test
+	void eventsThatCannotBeRecordedAreShownWhileHealthStaysUp() {
+		HealthVerdict health = new LeaderElectionHealthIndicator(this.elector, null, "lease",
+				() -> "Cannot record Kubernetes Events on Lease team-a/orders-leader: 403 Forbidden").check();
+
+		assertThat(health.up()).isTrue();
+		assertThat(health.details()).containsEntry("events",
+				"Cannot record Kubernetes Events on Lease team-a/orders-leader: 403 Forbidden");
+	}
+
 	private HealthVerdict healthWithBilling(ElectionHealth billing) {
 		Function<String, ElectionHealth> electionHealth = (election) -> "billing".equals(election) ? billing
 				: healthy(election);
-		return new LeaderElectionHealthIndicator(this.elector, electionHealth, "lease").check();
+		return new LeaderElectionHealthIndicator(this.elector, electionHealth, "lease", () -> null).check();
 	}
 
 	@SuppressWarnings("unchecked")

@@ -68,7 +68,7 @@ class LeaderElectionLivenessHealthIndicatorTests {
 					List.of());
 			LeaderElectionLivenessHealthIndicator liveness = new LeaderElectionLivenessHealthIndicator(engine,
 					engine::health);
-			LeaderElectionHealthIndicator health = new LeaderElectionHealthIndicator(engine, engine::health, "lease");
+			LeaderElectionHealthIndicator health = new LeaderElectionHealthIndicator(engine, engine::health, "lease", () -> null);
 			engine.start();
 			await().until(engine::isLeader);
 			assertThat(liveness.check().up()).isTrue();
