@@ -1,18 +1,20 @@
 package io.leaderelection.kubernetes;
 
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
@@ -24,20 +26,27 @@ import org.slf4j.LoggerFactory;
  * Records a Kubernetes Event on an election's Lease when this replica becomes leader, steps
  * down or stops leading, as client-go's leader election does: reason {@code LeaderElection},
  * message {@code "<identity> became leader"}, shown by {@code kubectl describe lease} and
- * {@code kubectl get events}. Each Event is written on the given executor, never on the thread
- * that renews or the listener lane. An Event that cannot be written is logged once, until one can
- * be again, and told by {@link #problem()}; the election goes on either way.
+ * {@code kubectl get events}.
+ * <p>
+ * Each Event is written on the given executor, never on the thread that renews or a listener
+ * lane, through a client of its own without retries and with a short timeout, so that a failing
+ * API server holds that executor for seconds, not minutes. A kind of failure is logged once, until
+ * a write succeeds again, and told by {@link #problem()}; the election goes on either way.
  */
-public final class KubernetesLeaseEvents implements ElectionListener {
+public final class KubernetesLeaseEvents implements ElectionListener, AutoCloseable {
 
 	/** The reason client-go gives its leader election Events. */
 	public static final String REASON = "LeaderElection";
 
+	/** How long one call may take: an Event is worth less than the calls it could hold up. */
+	private static final int TIMEOUT_MILLIS = 5_000;
+
 	private static final Logger logger = LoggerFactory.getLogger(KubernetesLeaseEvents.class);
 
-	private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ISO_INSTANT;
+	private final KubernetesClient configuredClient;
 
-	private final KubernetesClient client;
+	/** Built at the first Event: an application that never leads builds none. */
+	private KubernetesClient client;
 
 	private final String identity;
 
@@ -47,15 +56,20 @@ public final class KubernetesLeaseEvents implements ElectionListener {
 
 	private final AtomicReference<String> problem = new AtomicReference<>();
 
+	/** The status code of the failure logged last; -1 while none is. */
+	private final AtomicInteger loggedCode = new AtomicInteger(-1);
+
+	private volatile boolean closed;
+
 	/**
-	 * @param client the client that writes the Events
+	 * @param client the client whose configuration the Events are written with
 	 * @param identity this replica's identity, named in every message and as the Events' source
 	 * @param elections the elections whose Leases the Events are about
 	 * @param executor where the Events are written: the calls block
 	 */
 	public KubernetesLeaseEvents(KubernetesClient client, String identity, Iterable<ElectionSettings> elections,
 			Executor executor) {
-		this.client = client;
+		this.configuredClient = client;
 		this.identity = identity;
 		elections.forEach((election) -> this.elections.put(election.name(), election));
 		this.executor = executor;
@@ -77,22 +91,49 @@ public final class KubernetesLeaseEvents implements ElectionListener {
 		return this.problem.get();
 	}
 
-	private void record(String election, String message) {
-		ElectionSettings lease = this.elections.get(election);
-		if (lease != null) {
-			try {
-				this.executor.execute(() -> write(lease, message));
-			}
-			catch (RejectedExecutionException ex) {
-				// the elector's threads are closed: the application is shutting down
-			}
+	/** Stops writing: Events still on their way are dropped without a word. */
+	@Override
+	public synchronized void close() {
+		this.closed = true;
+		if (this.client != null) {
+			this.client.close();
 		}
 	}
 
-	private void write(ElectionSettings lease, String message) {
+	private synchronized KubernetesClient client() {
+		if (this.client == null && !this.closed) {
+			this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(
+					this.configuredClient.getConfiguration())
+				.withRequestRetryBackoffLimit(0)
+				.withRequestTimeout(TIMEOUT_MILLIS)
+				.withConnectionTimeout(TIMEOUT_MILLIS)
+				.build()).build();
+		}
+		return this.client;
+	}
+
+	private void record(String election, String message) {
+		ElectionSettings lease = this.elections.get(election);
+		if (lease == null || this.closed) {
+			return;
+		}
+		// when it happened, to the second as Event timestamps are kept, however late it is written
+		String at = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
 		try {
-			String now = TIMESTAMP.format(Instant.now().atOffset(ZoneOffset.UTC));
-			Lease current = this.client.leases().inNamespace(lease.namespace()).withName(lease.leaseName()).get();
+			this.executor.execute(() -> write(lease, message, at));
+		}
+		catch (RejectedExecutionException ex) {
+			// the elector's threads are closed: the application is shutting down
+		}
+	}
+
+	private void write(ElectionSettings lease, String message, String at) {
+		try {
+			KubernetesClient client = client();
+			if (client == null) {
+				return;
+			}
+			Lease current = client.leases().inNamespace(lease.namespace()).withName(lease.leaseName()).get();
 			Event event = new EventBuilder().withNewMetadata()
 				.withGenerateName(lease.leaseName() + ".")
 				.withNamespace(lease.namespace())
@@ -111,23 +152,34 @@ public final class KubernetesLeaseEvents implements ElectionListener {
 				.withNewSource()
 				.withComponent(this.identity)
 				.endSource()
-				.withFirstTimestamp(now)
-				.withLastTimestamp(now)
+				.withFirstTimestamp(at)
+				.withLastTimestamp(at)
 				.withCount(1)
 				.build();
-			this.client.v1().events().inNamespace(lease.namespace()).resource(event).create();
+			client.v1().events().inNamespace(lease.namespace()).resource(event).create();
 			this.problem.set(null);
+			this.loggedCode.set(-1);
 		}
-		catch (KubernetesClientException ex) {
-			String why = "Cannot record Kubernetes Events on Lease " + lease.namespace() + "/" + lease.leaseName()
-					+ ": " + ((ex.getCode() > 0) ? ex.getCode() + " " : "") + ex.getMessage()
-					+ ((ex.getCause() != null) ? " (" + ex.getCause() + ")" : "")
-					+ ((ex.getCode() == 403) ? "; grant 'create' on 'events' in namespace '" + lease.namespace()
-							+ "', or set leader.election.events.enabled=false" : "")
-					+ "; leader election goes on without Events";
-			if (this.problem.getAndSet(why) == null) {
-				logger.warn(why);
+		catch (RuntimeException ex) {
+			if (!this.closed && !Thread.currentThread().isInterrupted()) {
+				failed(lease, ex);
 			}
+		}
+	}
+
+	private void failed(ElectionSettings lease, RuntimeException ex) {
+		int code = (ex instanceof KubernetesClientException clientException)
+				? Math.max(0, clientException.getCode()) : 0;
+		String why = "Cannot record Kubernetes Events on Lease " + lease.namespace() + "/" + lease.leaseName() + ": "
+				+ ((code > 0) ? code + " " : "") + ex.getMessage()
+				+ ((ex.getCause() != null) ? " (" + ex.getCause() + ")" : "")
+				+ ((code == 403) ? "; grant 'create' on 'events' in namespace '" + lease.namespace()
+						+ "', or set leader.election.events.enabled=false" : "")
+				+ "; leader election goes on without Events";
+		this.problem.set(why);
+		// once per kind: a missing permission is told even after a timeout was
+		if (this.loggedCode.getAndSet(code) != code) {
+			logger.warn(why);
 		}
 	}
 
