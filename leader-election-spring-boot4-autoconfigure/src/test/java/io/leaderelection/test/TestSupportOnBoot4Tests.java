@@ -12,6 +12,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,6 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = TestSupportOnBoot4Tests.Orders.class)
 @AutoConfigureTestLeaderElection(leaderOf = {})
+// closed after the class: no other test of this module shares it, and its threads would count in theirs
+@DirtiesContext
 class TestSupportOnBoot4Tests {
 
 	@Autowired
