@@ -49,11 +49,6 @@ public final class InMemoryLeases implements AutoCloseable {
 		};
 	}
 
-	/** The Leases as stored, to look at in a test. */
-	public InMemoryLeaseStores leases() {
-		return this.stores;
-	}
-
 	@Override
 	public void close() {
 		this.stores.close();
