@@ -21,10 +21,19 @@ import java.time.Instant;
  * {@value #LEASE_TRANSITIONS}; {@code null} when not leader
  * @param lastError the last failure to read or write the Lease, {@code null} when the last attempt
  * succeeded
+ * @param mode how the election runs: {@value #LEASE_MODE} or {@value #FOR_LIFE_MODE}
+ * @param ownerPod for life, the Pod owning the lock last seen, as {@code name (uid …)}; {@code null}
+ * in lease mode or when no Pod owns it
  */
 public record LeaderStatus(String election, String namespace, String leaseName, boolean leader,
 		String holderIdentity, Instant acquireTime, Instant renewTime, Integer leaseTransitions, Long fencingToken,
-		String fencingTokenSource, String lastError) {
+		String fencingTokenSource, String lastError, String mode, String ownerPod) {
+
+	/** The election campaigns on a Lease its leader renews. */
+	public static final String LEASE_MODE = "lease";
+
+	/** The election runs leader-for-life, on a lock owned by the leader's Pod. */
+	public static final String FOR_LIFE_MODE = "for-life";
 
 	/** The fencing token is the acquiring write's resourceVersion. */
 	public static final String RESOURCE_VERSION = "resourceVersion";

@@ -8,7 +8,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -34,6 +37,12 @@ import org.slf4j.LoggerFactory;
  * A term can be held with its gate closed: after a step-down or on shutdown the gate closes at
  * once, the Lease is renewed while the leader work drains, and only then released, so that no
  * successor starts while that work runs.
+ * <p>
+ * Leader-for-life ({@link ElectionSettings#forLife()}) keeps the same loop with other rules: the
+ * lock is created owned by this replica's Pod and never renewed, so its gate has no deadline; the
+ * leader watches it and closes the gate if it is deleted or rewritten. Followers take over when it
+ * is deleted, or delete it themselves, with a uid and resourceVersion precondition, once its
+ * owner Pod is gone. A release deletes it.
  */
 final class Election {
 
@@ -51,6 +60,9 @@ final class Election {
 
 	/** A leader's request gets at least this share of a retry period, or is not sent. */
 	private static final int SHORTEST_ATTEMPT_DIVISOR = 16;
+
+	/** The gate deadline of a for-life term: none, written so that deadline arithmetic cannot overflow. */
+	private static final long UNBOUNDED = Long.MAX_VALUE / 2;
 
 	private final ElectionSettings settings;
 
@@ -76,7 +88,18 @@ final class Election {
 
 	private final long renewDeadlineNanos;
 
+	/** How long after its last successful write the gate stays open: the renew deadline, or unbounded for life. */
+	private final long gateDeadlineNanos;
+
 	private final long retryPeriodNanos;
+
+	/** The store as a for-life lock; {@code null} when the election runs on a renewed Lease. */
+	private final ForLifeLockStore lockStore;
+
+	private final OwnerLiveness ownerLiveness;
+
+	/** The Pod this process runs in, owner of the for-life lock; read at start. */
+	private volatile PodReference ownPod;
 
 	/** The term held, read lock-free by the gate; {@code null} when none is held. */
 	private volatile Term term;
@@ -111,6 +134,15 @@ final class Election {
 	private long attemptSequence;
 
 	private ElectionScheduler.Cancellable nextAttempt;
+
+	/**
+	 * For life, the lock last seen held before it went missing without a release: its owner must
+	 * be gone before another Pod creates a lock; {@code null} when none.
+	 */
+	private LeaseRecord lockDeletedWhileHeld;
+
+	/** Why this follower last set out to take a for-life lock over, logged once per reason. */
+	private String lastTakeOverReason;
 
 	/** When the version in {@link #lastSeen} was first seen. */
 	private long observedAtNanos;
@@ -180,6 +212,20 @@ final class Election {
 		this.leaseDurationNanos = settings.leaseDuration().toNanos();
 		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
+		if (settings.forLife() != null) {
+			if (!(store instanceof ForLifeLockStore forLifeStore)) {
+				throw new IllegalArgumentException("Election '" + settings.name() + "' runs for-life, which needs a "
+						+ "lock owned by a Pod; " + store.describe() + " cannot be one (for-life runs on Kubernetes only)");
+			}
+			this.lockStore = forLifeStore;
+			this.ownerLiveness = new OwnerLiveness(settings.forLife().notReadyNodeTakeover());
+			this.gateDeadlineNanos = UNBOUNDED;
+		}
+		else {
+			this.lockStore = null;
+			this.ownerLiveness = null;
+			this.gateDeadlineNanos = this.renewDeadlineNanos;
+		}
 		this.watchBackoffNanos = this.retryPeriodNanos;
 		this.lastLeaseDurationSeenNanos = this.leaseDurationNanos;
 	}
@@ -191,24 +237,30 @@ final class Election {
 	/** The gate: a term held and open, its last successful write sent less than a renew deadline ago. */
 	boolean isLeader() {
 		Term held = this.term;
-		return held != null && held.gateOpenAt(now(), this.renewDeadlineNanos);
+		return held != null && held.gateOpenAt(now(), this.gateDeadlineNanos);
 	}
 
 	LeaderStatus status() {
 		Term held = this.term;
-		boolean leader = held != null && held.gateOpenAt(now(), this.renewDeadlineNanos);
+		boolean leader = held != null && held.gateOpenAt(now(), this.gateDeadlineNanos);
 		LeaseRecord seen = this.lastSeen;
 		return new LeaderStatus(this.settings.name(), this.settings.namespace(), this.settings.leaseName(), leader,
 				(seen != null && seen.hasHolder()) ? seen.holderIdentity() : null,
 				(seen != null) ? seen.acquireTime() : null, (seen != null) ? seen.renewTime() : null,
 				(seen != null) ? seen.leaseTransitions() : null, leader ? held.fencingToken() : null,
-				leader ? held.fencingTokenSource() : null, this.lastError);
+				leader ? held.fencingTokenSource() : null, this.lastError, this.settings.mode(), lockOwner(seen));
+	}
+
+	/** The Pod owning the for-life lock last seen; {@code null} in lease mode or when none. */
+	private String lockOwner(LeaseRecord seen) {
+		PodReference owner = (this.lockStore != null && seen != null) ? this.lockStore.podOwner(seen) : null;
+		return (owner != null) ? owner.toString() : null;
 	}
 
 	ElectionHealth health() {
 		long now = now();
 		Term held = this.term;
-		long pastDeadline = (held != null) ? now - held.gateClosesAt(this.renewDeadlineNanos) : 0;
+		long pastDeadline = (held != null) ? now - held.gateClosesAt(this.gateDeadlineNanos) : 0;
 		long failingSince = this.failingSinceNanos;
 		long lastAttempt = this.lastAttemptNanos;
 		return new ElectionHealth(this.settings.name(), Duration.ofNanos(Math.max(0, pastDeadline)),
@@ -225,6 +277,42 @@ final class Election {
 	}
 
 	// ---- starting, stopping, stepping down
+
+	/**
+	 * For life, reads the Pod this process runs in, which is to own the lock; blocks for up to
+	 * a renew deadline. Nothing to do in lease mode.
+	 * @throws ForLifePodException when the Pod is not found or cannot be read
+	 */
+	void readOwnPod() {
+		if (this.lockStore == null) {
+			return;
+		}
+		String podName = this.settings.forLife().podName();
+		String pod = "Pod " + this.settings.namespace() + "/" + podName;
+		String prefix = "Election '" + this.settings.name() + "' runs for-life: its lock is owned by the Pod this "
+				+ "replica runs in, but ";
+		Duration timeout = this.settings.renewDeadline();
+		PodState read;
+		try {
+			read = this.lockStore.pod(podName, timeout).get(timeout.toNanos() * 2, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new ForLifePodException(this.settings.name(), prefix + pod + " was not read: interrupted", ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			throw new ForLifePodException(this.settings.name(), prefix + pod + " could not be read (" + cause.getMessage()
+					+ "). Its service account needs 'get' on 'pods' in namespace '" + this.settings.namespace()
+					+ "', and for the lock 'get', 'create', 'watch' and 'delete' on 'leases'.", cause);
+		}
+		if (read == null) {
+			throw new ForLifePodException(this.settings.name(), prefix + pod + " does not exist. The Pod name "
+					+ "(POD_NAME) must name the Pod this process runs in: set it from the downward API, "
+					+ "fieldRef metadata.name.", null);
+		}
+		this.ownPod = new PodReference(read.name(), read.uid());
+	}
 
 	/**
 	 * Campaigns. After a stop whose release is still on its way, the first attempt waits for
@@ -324,8 +412,15 @@ final class Election {
 			}
 			long now = now();
 			this.lastAttemptNanos = now;
-			if (this.term != null) {
+			if (this.term != null && this.lockStore != null) {
+				checkLockWhileLeading(now, sequence);
+			}
+			else if (this.term != null) {
 				renew(now, sequence, false);
+			}
+			else if (this.lockStore != null && this.watchOpen) {
+				// the watch tells of every change of the lock; what the loop must poll is its owner
+				decide(now);
 			}
 			else {
 				read();
@@ -479,6 +574,10 @@ final class Election {
 	 * failing.
 	 */
 	private void decide(long now) {
+		if (this.lockStore != null) {
+			decideForLife(now);
+			return;
+		}
 		LeaseRecord seen = this.lastSeen;
 		if (stayingOut(now)) {
 			waitFor(Math.min(pollDelay(), this.stayOutUntilNanos - now));
@@ -488,7 +587,7 @@ final class Election {
 			long untilMissingLongEnough = this.absentSinceNanos
 					+ Math.max(this.leaseDurationNanos, this.lastLeaseDurationSeenNanos) - now;
 			if (untilMissingLongEnough <= 0) {
-				claim(null, (this.highestTransitionsSeen >= 0) ? this.highestTransitionsSeen + 1 : 0);
+				claim(null, nextTransitions());
 			}
 			else {
 				waitFor(Math.min(pollDelay(), untilMissingLongEnough));
@@ -517,6 +616,187 @@ final class Election {
 		}
 		else {
 			waitFor(Math.min(pollDelay(), untilExpiry));
+		}
+	}
+
+	/**
+	 * A for-life follower's rules: a released lock is replaced at once; a lock owned by this very
+	 * Pod (a restarted container) is continued; a lock of another Pod is replaced once that Pod is
+	 * gone, and so is a lock deleted without a release, by a hand or a tool, while its Pod lived;
+	 * a missing lock never seen held is created; a Lease that is no lock at all (left by the lease
+	 * mode, or written by hand) is replaced once released or expired.
+	 */
+	private void decideForLife(long now) {
+		LeaseRecord seen = this.lastSeen;
+		if (stayingOut(now)) {
+			waitFor(Math.min(pollDelay(), this.stayOutUntilNanos - now));
+			return;
+		}
+		if (seen == null) {
+			PodReference lastOwner = (this.lockDeletedWhileHeld != null)
+					? this.lockStore.podOwner(this.lockDeletedWhileHeld) : null;
+			if (lastOwner != null && !lastOwner.equals(this.ownPod)) {
+				checkOwner(this.lockDeletedWhileHeld, lastOwner);
+			}
+			else {
+				claim(null, nextTransitions());
+			}
+			return;
+		}
+		if (releasedForUs(seen)) {
+			replaceLock(seen, "it was released");
+			return;
+		}
+		PodReference owner = this.lockStore.podOwner(seen);
+		if (owner == null) {
+			long untilExpiry = this.observedAtNanos + expiryNanos(seen) - now;
+			if (untilExpiry <= 0 && !seen.isForLifeLock()) {
+				replaceLock(seen, "it is no for-life lock and expired");
+			}
+			else {
+				waitFor(Math.min(pollDelay(), untilExpiry));
+			}
+			return;
+		}
+		if (owner.equals(this.ownPod)) {
+			if (this.identityConflict == null) {
+				// this Pod's lock, left by an earlier process in it: lead on, with a write that proves it
+				claim(seen, seen.transitions());
+			}
+			else {
+				waitFor(pollDelay());
+			}
+			return;
+		}
+		checkOwner(seen, owner);
+	}
+
+	/** Reads the lock's owner Pod (and its Node, where that may count) and judges whether it is gone. */
+	private void checkOwner(LeaseRecord seen, PodReference owner) {
+		long timeout = this.renewDeadlineNanos;
+		long sequence = this.attemptSequence;
+		call("get Pod " + owner.name() + " owning", () -> this.lockStore.pod(owner.name(), Duration.ofNanos(timeout)),
+				timeout, sequence, (pod, failure) -> {
+					if (failure != null) {
+						failed(failure);
+						scheduleAttempt(followerDelay());
+					}
+					else if (pod != null && pod.nodeName() != null && owner.uid().equals(pod.uid())
+							&& this.ownerLiveness.readsNodes()) {
+						call("get Node " + pod.nodeName() + " of the owner of",
+								() -> this.lockStore.nodeReady(pod.nodeName(), Duration.ofNanos(timeout)), timeout,
+								sequence, (ready, nodeFailure) -> {
+									if (nodeFailure != null) {
+										// judged as if Ready: only a Node seen NotReady counts
+										failed(nodeFailure);
+									}
+									judgeOwner(seen, owner, pod, (nodeFailure == null) ? ready : null,
+											nodeFailure == null);
+								});
+					}
+					else {
+						judgeOwner(seen, owner, pod, null, true);
+					}
+				});
+	}
+
+	private void judgeOwner(LeaseRecord seen, PodReference owner, PodState pod, Boolean nodeReady,
+			boolean readsSucceeded) {
+		OwnerLiveness.Verdict verdict = this.ownerLiveness.judge(owner, pod, nodeReady, now());
+		if (verdict.gone()) {
+			replaceLock(seen, verdict.goneBecause());
+		}
+		else if (readsSucceeded) {
+			waitFor(Math.min(followerDelay(), verdict.untilGoneNanos()));
+		}
+		else {
+			scheduleAttempt(Math.min(followerDelay(), verdict.untilGoneNanos()));
+		}
+	}
+
+	/**
+	 * Deletes the version seen, with its uid and resourceVersion as precondition, then creates
+	 * this replica's lock: of followers racing to do so, one deletes and one creates, and the
+	 * others find the lock changed or existing.
+	 */
+	private void replaceLock(LeaseRecord seen, String because) {
+		if (!because.equals(this.lastTakeOverReason)) {
+			logger.info("{} takes {} of election '{}' over: {}", this.identity, this.store.describe(),
+					this.settings.name(), because);
+			this.lastTakeOverReason = because;
+		}
+		long timeout = claimTimeout();
+		call("delete", () -> this.lockStore.delete(seen, Duration.ofNanos(timeout)), timeout, this.attemptSequence,
+				(ignored, failure) -> {
+					if (failure == null || failure instanceof LeaseNotFoundException) {
+						succeeded();
+						observeAbsent(now());
+						claim(null, Math.max(seen.transitions(), this.highestTransitionsSeen) + 1);
+					}
+					else if (failure instanceof LeaseConflictException) {
+						// written, or deleted and created again, since it was judged: judge it again
+						succeeded();
+						scheduleAttempt(0);
+					}
+					else {
+						failed(failure);
+						scheduleAttempt(followerDelay());
+					}
+				});
+	}
+
+	/** A leader's tick for life: nothing to renew; read the lock only while no watch tells of its changes. */
+	private void checkLockWhileLeading(long now, long sequence) {
+		if (this.watchListener == null) {
+			watchFrom(this.lastSeen, now);
+		}
+		if (this.watch != null && this.watchOpen) {
+			scheduleAttempt(followerDelay());
+			return;
+		}
+		long timeout = this.renewDeadlineNanos;
+		call("get", () -> this.store.get(Duration.ofNanos(timeout)), timeout, sequence, (stored, failure) -> {
+			if (failure != null) {
+				failed(failure);
+			}
+			else {
+				succeeded();
+				leaderSaw(stored, now());
+			}
+			if (this.term != null) {
+				scheduleAttempt(followerDelay());
+			}
+		});
+	}
+
+	/**
+	 * What a for-life leader does with a version of its lock: keeps leading while it is the
+	 * object acquired and written by this process (whatever else, a label, changed), and closes
+	 * the gate once it was deleted, created again or written by another.
+	 */
+	private void leaderSaw(LeaseRecord record, long now) {
+		Term held = this.term;
+		if (record == null) {
+			observeAbsent(now);
+			lose(RevocationCause.LEASE_DELETED, 0);
+			return;
+		}
+		if (record.isOlderThan(this.lastSeen)) {
+			return;
+		}
+		observe(record, now);
+		if (record.isOtherObjectThan(held.acquired())) {
+			lose(RevocationCause.LEASE_DELETED, 0);
+		}
+		else if (this.ownWrites.wrote(record)) {
+			return;
+		}
+		else if (record.isHeldBy(this.identity)) {
+			conflictSeen(record);
+			lose(RevocationCause.IDENTITY_CONFLICT, followerDelay());
+		}
+		else {
+			lose(RevocationCause.LEASE_TAKEN, followerDelay());
 		}
 	}
 
@@ -591,7 +871,15 @@ final class Election {
 	}
 
 	private synchronized void watched(WatchListener listener, LeaseRecord record) {
-		if (listener != this.watchListener || !this.running || this.term != null) {
+		if (listener != this.watchListener) {
+			return;
+		}
+		if (this.term != null && this.lockStore != null) {
+			this.lastAttemptNanos = now();
+			leaderSaw(record, now());
+			return;
+		}
+		if (!this.running || this.term != null) {
 			return;
 		}
 		this.watchBackoffNanos = this.retryPeriodNanos;
@@ -611,6 +899,18 @@ final class Election {
 		cancelNextAttempt();
 		this.attemptSequence++;
 		decide(now);
+	}
+
+	/**
+	 * A deletion told by the watch. A for-life leader may hear of the deletion of the lock it
+	 * replaced only once it leads on its own: that one is not its lock.
+	 */
+	private synchronized void watchedDeletion(WatchListener listener, LeaseRecord lastVersion) {
+		Term held = this.term;
+		if (held != null && lastVersion != null && lastVersion.isOtherObjectThan(held.acquired())) {
+			return;
+		}
+		watched(listener, null);
 	}
 
 	private synchronized void watchEnded(WatchListener listener, Throwable cause) {
@@ -653,6 +953,11 @@ final class Election {
 		}
 
 		@Override
+		public void deleted(LeaseRecord lastVersion) {
+			Election.this.runtime.scheduler().execute(() -> watchedDeletion(this, lastVersion));
+		}
+
+		@Override
 		public void ended(Throwable cause) {
 			Election.this.runtime.scheduler().execute(() -> watchEnded(this, cause));
 		}
@@ -665,20 +970,36 @@ final class Election {
 	private void claim(LeaseRecord seen, int transitions) {
 		long sentAt = now();
 		Instant wallNow = wallNow();
-		LeaseRecord claimed = (seen != null)
-				? seen.rewrite(this.identity, this.settings.leaseDurationSeconds(), wallNow, wallNow, transitions)
-				: LeaseRecord.of(this.identity, this.settings.leaseDurationSeconds(), wallNow, wallNow, transitions);
+		int duration = (this.lockStore != null) ? LeaseRecord.FOR_LIFE_LEASE_DURATION_SECONDS
+				: this.settings.leaseDurationSeconds();
+		LeaseRecord claimed = (seen != null) ? seen.rewrite(this.identity, duration, wallNow, wallNow, transitions)
+				: LeaseRecord.of(this.identity, duration, wallNow, wallNow, transitions);
 		this.ownWrites.sent(claimed, sentAt, true);
-		// As a leader's request: a claim answered late still leaves time to renew.
-		long timeout = Math.max(this.renewDeadlineNanos - this.retryPeriodNanos, this.renewDeadlineNanos / 2);
+		long timeout = claimTimeout();
 		String verb = (seen != null) ? "update" : "create";
-		Supplier<CompletableFuture<LeaseRecord>> write = (seen != null)
-				? () -> this.store.update(claimed, Duration.ofNanos(timeout))
-				: () -> this.store.create(claimed, Duration.ofNanos(timeout));
+		Supplier<CompletableFuture<LeaseRecord>> write;
+		if (seen != null) {
+			write = () -> this.store.update(claimed, Duration.ofNanos(timeout));
+		}
+		else if (this.lockStore != null) {
+			write = () -> this.lockStore.createOwnedBy(claimed, this.ownPod, Duration.ofNanos(timeout));
+		}
+		else {
+			write = () -> this.store.create(claimed, Duration.ofNanos(timeout));
+		}
 		Claim sent = new Claim(transitions);
 		this.claim = sent;
 		call(verb, write, timeout, ALWAYS, (stored, failure) -> claimed(sent, sentAt, stored, failure),
 				(ex) -> claimed(sent, sentAt, null, ex));
+	}
+
+	/** As a leader's request: a claim answered late still leaves time to renew. */
+	private long claimTimeout() {
+		return Math.max(this.renewDeadlineNanos - this.retryPeriodNanos, this.renewDeadlineNanos / 2);
+	}
+
+	private int nextTransitions() {
+		return (this.highestTransitionsSeen >= 0) ? this.highestTransitionsSeen + 1 : 0;
 	}
 
 	/** The claim was answered (or not): whatever happened meanwhile, its outcome is dealt with. */
@@ -732,12 +1053,14 @@ final class Election {
 	 */
 	private void grant(Term won) {
 		long now = now();
-		if (!won.gateOpenAt(now, this.renewDeadlineNanos)) {
+		if (!won.gateOpenAt(now, this.gateDeadlineNanos)) {
 			scheduleAttempt(0);
 			return;
 		}
 		this.term = won;
-		stopWatching();
+		if (this.lockStore == null) {
+			stopWatching();
+		}
 		logger.info("{} became leader of election '{}' ({}), fencing token {} ({})", this.identity,
 				this.settings.name(), this.store.describe(), won.fencingToken(), won.fencingTokenSource());
 		this.workLane.execute(this::startWork);
@@ -802,7 +1125,7 @@ final class Election {
 		Term held = this.term;
 		long now = now();
 		this.term = held.closed();
-		long deadline = held.gateClosesAt(this.renewDeadlineNanos);
+		long deadline = held.gateClosesAt(this.gateDeadlineNanos);
 		long gateClosedAt = (now - deadline < 0) ? now : deadline;
 		String election = this.settings.name();
 		try {
@@ -862,8 +1185,9 @@ final class Election {
 		}
 		else if (!release.write) {
 			dropTerm();
-			finish(release, StepDown.Release.NOT_WRITTEN, "not released (release-on-shutdown is off): the Lease "
-					+ "expires a lease duration after its last renewal");
+			finish(release, StepDown.Release.NOT_WRITTEN, "not released (release-on-shutdown is off): "
+					+ ((this.lockStore != null) ? "the lock is deleted with this Pod"
+							: "the Lease expires a lease duration after its last renewal"));
 		}
 		else {
 			writeRelease(release, true);
@@ -875,8 +1199,16 @@ final class Election {
 			// the drain ended as the time ran out: its own step releases
 			return;
 		}
-		release.settled = true;
 		List<String> calls = callsUnderWay();
+		if (this.lockStore != null) {
+			// A lock for life never expires: it is deleted once the calls end, or with this Pod.
+			release.detail = calls.size() + " leader-only call(s) still running after the drain timeout of "
+					+ Duration.ofNanos(this.drainTimeoutNanos).toMillis() + " ms; the lock is deleted once they end";
+			logger.warn("{} keeps {} of election '{}' until its leader work ends: {}: {}", this.identity,
+					this.store.describe(), this.settings.name(), release.detail, calls);
+			return;
+		}
+		release.settled = true;
 		String detail = calls.size() + " leader-only call(s) still running after the drain timeout of "
 				+ Duration.ofNanos(this.drainTimeoutNanos).toMillis() + " ms; the Lease expires a lease duration "
 				+ "after its last renewal";
@@ -895,7 +1227,7 @@ final class Election {
 	 */
 	private void writeRelease(Release release, boolean retryOnConflict) {
 		abandonAttempts();
-		long remaining = this.term.gateClosesAt(this.renewDeadlineNanos) - now();
+		long remaining = releaseTimeLeft();
 		if (remaining <= 0) {
 			dropTerm();
 			finish(release, StepDown.Release.NOT_WRITTEN, "the renew deadline passed before the release");
@@ -911,7 +1243,12 @@ final class Election {
 						dropTerm();
 						logger.info("{} released {} of election '{}'", this.identity, this.store.describe(),
 								this.settings.name());
-						finish(release, StepDown.Release.WRITTEN, null);
+						if (this.lockStore != null) {
+							deleteReleasedLock(release, stored, remaining);
+						}
+						else {
+							finish(release, StepDown.Release.WRITTEN, null);
+						}
 					}
 					else if (failure instanceof LeaseConflictException && retryOnConflict) {
 						rereadBeforeRelease(release);
@@ -929,7 +1266,7 @@ final class Election {
 	 * still holds the term being released, never a newer term.
 	 */
 	private void rereadBeforeRelease(Release release) {
-		long remaining = Math.max(1, this.term.gateClosesAt(this.renewDeadlineNanos) - now());
+		long remaining = Math.max(1, releaseTimeLeft());
 		call("get", () -> this.store.get(Duration.ofNanos(remaining)), remaining, ALWAYS, (stored, failure) -> {
 			if (failure == null && stored != null && holdsTerm(stored, this.term)) {
 				observe(stored, now());
@@ -943,6 +1280,30 @@ final class Election {
 				finish(release, StepDown.Release.NOT_WRITTEN, "the Lease no longer holds the term being released");
 			}
 		}, (ex) -> releaseFailed(release, ex));
+	}
+
+	/**
+	 * How long a release may take: until the gate would have closed, since a release sent after
+	 * that could free a Lease a successor already took; for life, a renew deadline.
+	 */
+	private long releaseTimeLeft() {
+		return (this.lockStore != null) ? this.renewDeadlineNanos
+				: this.term.gateClosesAt(this.renewDeadlineNanos) - now();
+	}
+
+	/**
+	 * Deletes a for-life lock once released: released first, so that followers that saw it held
+	 * by a live Pod know the deletion was no hand's. A follower may replace the released lock
+	 * first; then this deletion finds it changed or gone, and the release stands.
+	 */
+	private void deleteReleasedLock(Release release, LeaseRecord released, long timeout) {
+		call("delete", () -> this.lockStore.delete(released, Duration.ofNanos(timeout)), timeout, ALWAYS,
+				(ignored, failure) -> {
+					boolean stillThere = failure != null && !(failure instanceof LeaseNotFoundException)
+							&& !(failure instanceof LeaseConflictException);
+					finish(release, StepDown.Release.WRITTEN, stillThere ? "released; the lock could not be deleted: "
+							+ failure.getMessage() + "; a follower replaces it" : null);
+				}, (ex) -> finish(release, StepDown.Release.WRITTEN, "released; the lock could not be deleted: " + ex));
 	}
 
 	private void releaseFailed(Release release, RuntimeException ex) {
@@ -1149,7 +1510,11 @@ final class Election {
 			this.stayingOut = false;
 		}
 		this.absentSinceNanos = NEVER;
-		this.lastLeaseDurationSeenNanos = leaseDurationNanos(record);
+		this.lockDeletedWhileHeld = null;
+		// Waiting out a holder's lease duration once its Lease is gone protects a gate that closes
+		// by then; a for-life holder's never does, and its lock goes only with its Pod or a release.
+		this.lastLeaseDurationSeenNanos = record.isForLifeLock() ? this.leaseDurationNanos
+				: leaseDurationNanos(record);
 		this.highestTransitionsSeen = Math.max(this.highestTransitionsSeen, record.transitions());
 	}
 
@@ -1164,6 +1529,9 @@ final class Election {
 
 	/** Takes note that the Lease is missing, however that was learned. */
 	private void observeAbsent(long at) {
+		if (this.lastSeen != null) {
+			this.lockDeletedWhileHeld = this.lastSeen.hasHolder() ? this.lastSeen : null;
+		}
 		if (this.absentSinceNanos == NEVER) {
 			this.absentSinceNanos = at;
 		}

@@ -67,7 +67,8 @@ public final class ElectionEngine implements LeaderElector {
 			Executor workLane = new SerialExecutor(runtime.callbackExecutor(), "the work lane of election '" + name + "'");
 			Executor eventLane = new SerialExecutor(runtime.callbackExecutor(),
 					"the listener lane of election '" + name + "'");
-			Election election = new Election(settings, identity, stores.create(settings), runtime,
+			String holder = (settings.forLife() != null) ? settings.forLife().podName() : identity;
+			Election election = new Election(settings, holder, stores.create(settings), runtime,
 					new DispatchingListener(all, eventLane), eventLane, work, workLane, drainTimeout);
 			if (this.elections.putIfAbsent(name, election) != null) {
 				throw new IllegalArgumentException("Election '" + name + "' is configured twice");
@@ -75,8 +76,13 @@ public final class ElectionEngine implements LeaderElector {
 		}
 	}
 
-	/** Accepts leader work and starts campaigning in every election. */
+	/**
+	 * Accepts leader work and starts campaigning in every election. Elections that run for-life
+	 * first read the Pod this process runs in, blocking for up to their renew deadline.
+	 * @throws ForLifePodException when that Pod is not found or cannot be read; nothing started
+	 */
 	public void start() {
+		this.elections.values().forEach(Election::readOwnPod);
 		this.work.acceptCalls();
 		this.elections.values().forEach(Election::start);
 	}

@@ -3,6 +3,8 @@ package io.leaderelection.engine;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.leaderelection.LeaderStatus;
+
 /**
  * The configuration of one election.
  *
@@ -15,9 +17,17 @@ import java.util.Objects;
  * stays open; shorter than the lease duration
  * @param retryPeriod the interval between renewals and between followers' attempts; shorter than
  * the renew deadline
+ * @param forLife how the election runs leader-for-life; {@code null} when it campaigns on a renewed
+ * Lease
  */
 public record ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
-		Duration renewDeadline, Duration retryPeriod) {
+		Duration renewDeadline, Duration retryPeriod, ForLife forLife) {
+
+	/** An election on a renewed Lease. */
+	public ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
+			Duration renewDeadline, Duration retryPeriod) {
+		this(name, namespace, leaseName, leaseDuration, renewDeadline, retryPeriod, null);
+	}
 
 	public ElectionSettings {
 		Objects.requireNonNull(name, "name");
@@ -36,10 +46,38 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 		}
 	}
 
+	/** The same election run leader-for-life. */
+	public ElectionSettings forLife(ForLife forLife) {
+		return new ElectionSettings(this.name, this.namespace, this.leaseName, this.leaseDuration, this.renewDeadline,
+				this.retryPeriod, forLife);
+	}
+
+	/** {@code lease} or {@code for-life}, as the properties and the status name the mode. */
+	public String mode() {
+		return (this.forLife != null) ? LeaderStatus.FOR_LIFE_MODE : LeaderStatus.LEASE_MODE;
+	}
+
 	/** The lease duration as written to spec.leaseDurationSeconds, rounded up to a whole second. */
 	public int leaseDurationSeconds() {
 		long millis = this.leaseDuration.toMillis();
 		return (int) Math.max(1, (millis + 999) / 1000);
+	}
+
+	/**
+	 * How an election runs leader-for-life: its lock is a Lease owned by this replica's Pod, never
+	 * renewed, and taken over only when that Pod is gone.
+	 *
+	 * @param podName the name of the Pod this process runs in, written as holderIdentity
+	 * @param notReadyNodeTakeover how long the owner's Node must have been seen NotReady before
+	 * followers take over; {@code null} to never take over on that ground (a partitioned leader may
+	 * still run)
+	 */
+	public record ForLife(String podName, Duration notReadyNodeTakeover) {
+
+		public ForLife {
+			Objects.requireNonNull(podName, "podName");
+		}
+
 	}
 
 }

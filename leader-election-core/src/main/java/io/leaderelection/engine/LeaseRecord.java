@@ -29,6 +29,12 @@ public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, I
 	/** Kubernetes 1.35 (KEP-5504) made resourceVersions decimal integers; etcd always issued them. */
 	private static final Pattern INTEGER = Pattern.compile("[0-9]{1,18}");
 
+	/**
+	 * The leaseDurationSeconds of a leader-for-life lock: the largest a Lease takes, so that no
+	 * elector that expires Leases, this library's lease mode or client-go, ever sees one expire.
+	 */
+	public static final int FOR_LIFE_LEASE_DURATION_SECONDS = Integer.MAX_VALUE;
+
 	/** A record with the election fields only, as a candidate writes it to create a Lease. */
 	public static LeaseRecord of(String holderIdentity, Integer leaseDurationSeconds, Instant acquireTime,
 			Instant renewTime, Integer leaseTransitions) {
@@ -58,6 +64,11 @@ public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, I
 	 */
 	public boolean looksReleased() {
 		return !hasHolder() && this.leaseDurationSeconds != null && this.renewTime != null;
+	}
+
+	/** Whether this is a leader-for-life lock, held until it is deleted. */
+	public boolean isForLifeLock() {
+		return this.leaseDurationSeconds != null && this.leaseDurationSeconds == FOR_LIFE_LEASE_DURATION_SECONDS;
 	}
 
 	/** Whether the other record is of another Lease object: deleted and created again in between. */

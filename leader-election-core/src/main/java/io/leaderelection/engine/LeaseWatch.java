@@ -22,6 +22,14 @@ public interface LeaseWatch {
 		/** The Lease changed to this record; {@code null} when it was deleted. */
 		void changed(LeaseRecord record);
 
+		/**
+		 * The Lease was deleted; {@code lastVersion} is the object deleted, {@code null} when the
+		 * store does not tell. A store may tell a deletion through {@code changed(null)} instead.
+		 */
+		default void deleted(LeaseRecord lastVersion) {
+			changed(null);
+		}
+
 		/** The watch ended on its own, failed or closed by the server; nothing more will come. */
 		void ended(Throwable cause);
 

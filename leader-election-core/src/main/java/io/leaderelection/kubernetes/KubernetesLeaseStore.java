@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -18,8 +19,13 @@ import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
@@ -31,12 +37,14 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.leaderelection.engine.ForLifeLockStore;
 import io.leaderelection.engine.LeaseConflictException;
 import io.leaderelection.engine.LeaseNotFoundException;
 import io.leaderelection.engine.LeaseRecord;
-import io.leaderelection.engine.LeaseStore;
 import io.leaderelection.engine.LeaseStoreException;
 import io.leaderelection.engine.LeaseWatch;
+import io.leaderelection.engine.PodReference;
+import io.leaderelection.engine.PodState;
 
 /**
  * A {@code coordination.k8s.io/v1} Lease read and written through the fabric8 client's
@@ -47,8 +55,12 @@ import io.leaderelection.engine.LeaseWatch;
  * An update writes the very object it was based on, read from the server, with only the
  * election fields changed, so labels, annotations, owner references, finalizers and spec
  * fields this library does not own (preferredHolder, strategy) are written as they were read.
+ * <p>
+ * As a leader-for-life lock, the Lease is created with an owner reference to the holder's Pod
+ * (name and uid, nothing else: no {@code blockOwnerDeletion}, which would need the right to set
+ * finalizers on Pods), and deleted with a uid and resourceVersion precondition.
  */
-public final class KubernetesLeaseStore implements LeaseStore {
+public final class KubernetesLeaseStore implements ForLifeLockStore {
 
 	private static final String JSON = "application/json";
 
@@ -70,6 +82,10 @@ public final class KubernetesLeaseStore implements LeaseStore {
 
 	private final String description;
 
+	private final String podsUri;
+
+	private final String nodesUri;
+
 	KubernetesLeaseStore(KubernetesClient client, HttpClient httpClient, Executor watchOpener, String namespace,
 			String name) {
 		this.client = client;
@@ -83,6 +99,9 @@ public final class KubernetesLeaseStore implements LeaseStore {
 				+ encode(namespace) + "/leases";
 		this.objectUri = this.collectionUri + "/" + encode(name);
 		this.description = "Lease " + namespace + "/" + name;
+		String api = (master.endsWith("/") ? master : master + "/") + "api/v1/";
+		this.podsUri = api + "namespaces/" + encode(namespace) + "/pods/";
+		this.nodesUri = api + "nodes/";
 	}
 
 	@Override
@@ -116,6 +135,112 @@ public final class KubernetesLeaseStore implements LeaseStore {
 		return send("update", request, timeout).thenApply((response) -> stored("update", response));
 	}
 
+	@Override
+	public PodReference podOwner(LeaseRecord version) {
+		if (!(version.stored() instanceof Lease lease) || lease.getMetadata().getOwnerReferences() == null) {
+			return null;
+		}
+		return lease.getMetadata()
+			.getOwnerReferences()
+			.stream()
+			.filter((owner) -> "v1".equals(owner.getApiVersion()) && "Pod".equals(owner.getKind())
+					&& owner.getName() != null && owner.getUid() != null)
+			.map((owner) -> new PodReference(owner.getName(), owner.getUid()))
+			.findFirst()
+			.orElse(null);
+	}
+
+	@Override
+	public CompletableFuture<LeaseRecord> createOwnedBy(LeaseRecord record, PodReference owner, Duration timeout) {
+		Lease lease = newLease();
+		lease.getMetadata()
+			.setOwnerReferences(List.of(new OwnerReferenceBuilder().withApiVersion("v1")
+				.withKind("Pod")
+				.withName(owner.name())
+				.withUid(owner.uid())
+				.build()));
+		HttpRequest request = request(this.collectionUri, timeout).post(JSON, json(lease, record)).build();
+		return send("create", request, timeout).thenApply((response) -> stored("create", response));
+	}
+
+	@Override
+	public CompletableFuture<Void> delete(LeaseRecord version, Duration timeout) {
+		DeleteOptions options = new DeleteOptionsBuilder().withApiVersion("v1")
+			.withKind("DeleteOptions")
+			.withNewPreconditions()
+			.withUid(version.uid())
+			.withResourceVersion(version.resourceVersion())
+			.endPreconditions()
+			.build();
+		HttpRequest request = request(this.objectUri, timeout).delete(JSON, this.serialization.asJson(options))
+			.build();
+		return send("delete", request, timeout).thenApply((response) -> {
+			int code = response.code();
+			if (code == 200 || code == 202) {
+				return null;
+			}
+			String detail = code + " " + reason(response);
+			if (code == 409) {
+				throw new LeaseConflictException("delete", this.description, detail);
+			}
+			if (code == 404) {
+				throw new LeaseNotFoundException("delete", this.description, detail);
+			}
+			throw new LeaseStoreException("delete", this.description, code, detail);
+		});
+	}
+
+	@Override
+	public CompletableFuture<PodState> pod(String name, Duration timeout) {
+		String described = "Pod " + this.namespace + "/" + name;
+		return read(this.podsUri + encode(name), described, Pod.class, timeout).thenApply((pod) -> (pod == null) ? null
+				: new PodState(pod.getMetadata().getName(), pod.getMetadata().getUid(),
+						(pod.getStatus() != null) ? pod.getStatus().getPhase() : null,
+						pod.getMetadata().getDeletionTimestamp() != null,
+						(pod.getMetadata().getDeletionGracePeriodSeconds() != null)
+								? pod.getMetadata().getDeletionGracePeriodSeconds().intValue() : null,
+						(pod.getSpec() != null) ? pod.getSpec().getNodeName() : null, deletedForItsNode(pod)));
+	}
+
+	private static boolean deletedForItsNode(Pod pod) {
+		return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus()
+			.getConditions()
+			.stream()
+			.anyMatch((condition) -> "DisruptionTarget".equals(condition.getType())
+					&& "True".equals(condition.getStatus()) && "DeletionByTaintManager".equals(condition.getReason()));
+	}
+
+	@Override
+	public CompletableFuture<Boolean> nodeReady(String nodeName, Duration timeout) {
+		return read(this.nodesUri + encode(nodeName), "Node " + nodeName, Node.class, timeout)
+			.thenApply((node) -> node != null && node.getStatus() != null && node.getStatus().getConditions() != null
+					&& node.getStatus()
+						.getConditions()
+						.stream()
+						.anyMatch((condition) -> "Ready".equals(condition.getType())
+								&& "True".equals(condition.getStatus())));
+	}
+
+	/** Reads an object other than the Lease; {@code null} when it does not exist. */
+	private <T> CompletableFuture<T> read(String uri, String described, Class<T> type, Duration timeout) {
+		HttpRequest request = request(uri, timeout).build();
+		return send("get", request, timeout, described).thenApply((response) -> {
+			if (response.code() == 404) {
+				return null;
+			}
+			if (response.code() != 200) {
+				throw new LeaseStoreException("get", described, response.code(),
+						response.code() + " " + reason(response));
+			}
+			try {
+				return this.serialization.unmarshal(response.body(), type);
+			}
+			catch (RuntimeException ex) {
+				throw new LeaseStoreException("get", described, 0, "unreadable answer: " + unreadable(ex), ex);
+			}
+		});
+	}
+
 	/**
 	 * Opens the watch on the watch opener and returns at once; the listener is told when the
 	 * server has accepted it, and a watch the server refuses ends with the refusal.
@@ -130,7 +255,7 @@ public final class KubernetesLeaseStore implements LeaseStore {
 				@Override
 				public void eventReceived(Action action, Lease lease) {
 					if (action == Action.DELETED) {
-						listener.changed(null);
+						listener.deleted(record(lease));
 					}
 					else if (action == Action.ADDED || action == Action.MODIFIED) {
 						listener.changed(record(lease));
@@ -177,6 +302,11 @@ public final class KubernetesLeaseStore implements LeaseStore {
 	}
 
 	private CompletableFuture<HttpResponse<String>> send(String verb, HttpRequest request, Duration timeout) {
+		return send(verb, request, timeout, this.description);
+	}
+
+	private CompletableFuture<HttpResponse<String>> send(String verb, HttpRequest request, Duration timeout,
+			String described) {
 		CompletableFuture<HttpResponse<String>> response;
 		try {
 			response = this.httpClient.sendAsync(request, String.class);
@@ -188,10 +318,9 @@ public final class KubernetesLeaseStore implements LeaseStore {
 			if (failure != null) {
 				Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
 				if (cause instanceof TimeoutException) {
-					throw LeaseStoreException.noAnswer(verb, this.description, timeout, cause);
+					throw LeaseStoreException.noAnswer(verb, described, timeout, cause);
 				}
-				throw new LeaseStoreException(verb, this.description, 0, String.valueOf(cause) + noServerHint(cause),
-						cause);
+				throw new LeaseStoreException(verb, described, 0, String.valueOf(cause) + noServerHint(cause), cause);
 			}
 			return answer;
 		});

@@ -405,6 +405,21 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void aForLifeLockNeverExpiresForALeaseModeCandidateWhichTakesItOverALeaseDurationAfterItIsDeleted() {
+		this.leases.edit((none) -> LeaseRecord.of("orders-0", LeaseRecord.FOR_LIFE_LEASE_DURATION_SECONDS, wallNow(),
+				wallNow(), 2));
+		Replica b = follower(replica("b"));
+		this.time.advance(Duration.ofDays(30));
+		assertThat(b.engine.isLeader()).isFalse();
+		this.leases.delete();
+		long deletedAt = this.time.nanoTime();
+		this.time.advanceTo(deletedAt + LEASE_DURATION.toNanos() - 1);
+		assertThat(b.engine.isLeader()).isFalse();
+		this.time.advanceTo(deletedAt + LEASE_DURATION.toNanos());
+		assertThat(b.engine.isLeader()).isTrue();
+	}
+
+	@Test
 	void aLeaseDeletedAndCreatedAgainWithoutHolderUnderACutOffLeaderIsNotTakenWhileTheLeaderMayLead() {
 		Replica a = leader("a");
 		Replica watching = follower(replica("b"));

@@ -1,7 +1,15 @@
 package io.leaderelection.test;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
@@ -11,7 +19,8 @@ final class TestElectionProperties {
 
 	/**
 	 * Above every property of the application: elect, in memory, even where the application
-	 * switches election off, and never exit the test's JVM on a lost election.
+	 * switches election off or runs an election for-life, and never exit the test's JVM on a lost
+	 * election.
 	 */
 	private static final Map<String, Object> ELECTING = Map.of("leader.election.enabled", "true",
 			"leader.election.mode", "lease", "leader.election.on-lost", "rejoin");
@@ -21,7 +30,23 @@ final class TestElectionProperties {
 	private static final List<String> TIMINGS = List.of("leader.election.lease-duration",
 			"leader.election.renew-deadline", "leader.election.retry-period");
 
+	private static final ConfigurationPropertyName ELECTIONS = ConfigurationPropertyName.of("leader.election.elections");
+
 	private TestElectionProperties() {
+	}
+
+	/** The {@code leader.election.elections.NAME.mode} properties the application sets, in any spelling. */
+	private static Set<String> electionModes(ConfigurableEnvironment environment) {
+		Set<String> modes = new TreeSet<>();
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			if (source instanceof IterableConfigurationPropertySource iterable) {
+				iterable.stream()
+					.filter((name) -> ELECTIONS.isAncestorOf(name) && name.getNumberOfElements() == 5
+							&& "mode".equals(name.getLastElement(ConfigurationPropertyName.Form.UNIFORM)))
+					.forEach((name) -> modes.add(name.toString()));
+			}
+		}
+		return modes;
 	}
 
 	/**
@@ -30,7 +55,9 @@ final class TestElectionProperties {
 	 * support could make an impossible combination.
 	 */
 	static void apply(ConfigurableEnvironment environment, Map<String, Object> timings) {
-		environment.getPropertySources().addFirst(new MapPropertySource("leaderElectionTest", ELECTING));
+		Map<String, Object> electing = new HashMap<>(ELECTING);
+		electionModes(environment).forEach((mode) -> electing.put(mode, "lease"));
+		environment.getPropertySources().addFirst(new MapPropertySource("leaderElectionTest", electing));
 		if (TIMINGS.stream().noneMatch(environment::containsProperty)) {
 			environment.getPropertySources().addLast(new MapPropertySource("leaderElectionTestTimings", timings));
 		}

@@ -3,17 +3,21 @@ package io.leaderelection.sample;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,6 +25,7 @@ import java.util.regex.Pattern;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
@@ -28,6 +33,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -35,26 +41,45 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.leaderelection.LeaderElector;
+import io.leaderelection.LeaderStatus;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.ClassPathResource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The manifests of {@code sample-app/k8s}, as {@code kubectl apply -k} reads them, parsed with
- * fabric8's model and checked against the sample's configuration, and the Role against the
- * requests the sample actually sends to an API server.
+ * The manifests of {@code sample-app/k8s} and of its for-life variant {@code sample-app/k8s-for-life}
+ * (an overlay of the first), as {@code kubectl apply -k} reads them, parsed with fabric8's model and
+ * checked against the sample's configuration, and each Role against the requests the sample sends
+ * to an API server when it runs with its Deployment's environment.
  */
 class KubernetesManifestsTests {
 
-	private static final Path K8S = Path.of("k8s");
+	private static final String LEASE = "k8s";
+
+	private static final String FOR_LIFE = "k8s-for-life";
+
+	/** The namespace of the sample's local API server, and of the Pods the tests run it in. */
+	private static final String NAMESPACE = "default";
+
+	/**
+	 * The rules the README documents for the for-life mode without the NotReady opt-in, by API
+	 * group and resource ({@code group/resource}).
+	 */
+	private static final Map<String, Set<String>> FOR_LIFE_RULES = Map.of("coordination.k8s.io/leases",
+			Set.of("get", "create", "update", "watch", "delete"), "/events", Set.of("create"), "/pods", Set.of("get"));
 
 	/**
 	 * An object path or a collection path of a namespaced resource, with an optional query: the
@@ -63,24 +88,29 @@ class KubernetesManifestsTests {
 	private static final Pattern RESOURCE_PATH = Pattern
 		.compile("/(?:api/v1|apis/([^/]+)/[^/]+)/namespaces/[^/]+/([^/?]+)(/[^/?]+)?(\\?.*)?");
 
+	/**
+	 * The lists a strategic merge patch merges by their elements' {@code name} (their merge key in
+	 * the Kubernetes API), as far as the overlay patches them; any other list is replaced whole.
+	 */
+	private static final Set<String> LISTS_MERGED_BY_NAME = Set.of("containers", "initContainers", "env", "volumes");
+
 	private static final KubernetesSerialization serialization = new KubernetesSerialization();
 
-	private static Map<Class<?>, HasMetadata> resources;
+	private static Map<String, Map<Class<?>, HasMetadata>> variants;
 
 	private static Properties applicationYaml;
 
 	@BeforeAll
 	static void parseManifests() throws IOException {
-		Map<?, ?> kustomization;
-		try (InputStream in = Files.newInputStream(K8S.resolve("kustomization.yaml"))) {
-			kustomization = serialization.unmarshal(in, Map.class);
-		}
-		resources = new LinkedHashMap<>();
-		for (Object file : (List<?>) kustomization.get("resources")) {
-			try (InputStream in = Files.newInputStream(K8S.resolve((String) file))) {
-				HasMetadata resource = serialization.unmarshal(in);
-				assertThat(resources.put(resource.getClass(), resource)).as("a second %s", resource.getKind()).isNull();
+		variants = new LinkedHashMap<>();
+		for (String directory : List.of(LEASE, FOR_LIFE)) {
+			Map<Class<?>, HasMetadata> resources = new LinkedHashMap<>();
+			for (Map<String, Object> object : kustomize(Path.of(directory))) {
+				HasMetadata resource = serialization.unmarshal(serialization.asJson(object));
+				assertThat(resources.put(resource.getClass(), resource)).as("a second %s in %s", resource.getKind(),
+						directory).isNull();
 			}
+			variants.put(directory, resources);
 		}
 		YamlPropertiesFactoryBean yaml = new YamlPropertiesFactoryBean();
 		yaml.setResources(new ClassPathResource("application.yml"));
@@ -89,34 +119,113 @@ class KubernetesManifestsTests {
 
 	@Test
 	void kustomizationListsEveryManifest() throws IOException {
-		try (var files = Files.list(K8S)) {
+		try (var files = Files.list(Path.of(LEASE))) {
 			assertThat(files.map((file) -> file.getFileName().toString()))
 				.containsExactlyInAnyOrder("kustomization.yaml", "serviceaccount.yaml", "role.yaml", "rolebinding.yaml",
 						"deployment.yaml", "service.yaml");
 		}
-		assertThat(resources).containsOnlyKeys(ServiceAccount.class, Role.class, RoleBinding.class, Deployment.class,
-				Service.class);
+		try (var files = Files.list(Path.of(FOR_LIFE))) {
+			assertThat(files.map((file) -> file.getFileName().toString()))
+				.containsExactlyInAnyOrder("kustomization.yaml", "deployment-patch.yaml", "role-patch.yaml");
+		}
+		for (Map<Class<?>, HasMetadata> resources : variants.values()) {
+			assertThat(resources).containsOnlyKeys(ServiceAccount.class, Role.class, RoleBinding.class,
+					Deployment.class, Service.class);
+		}
 	}
 
-	@Test
-	void deploymentRunsThreeReplicasNamedAfterTheirPods() {
-		Deployment deployment = resource(Deployment.class);
+	@ParameterizedTest
+	@ValueSource(strings = { LEASE, FOR_LIFE })
+	void deploymentRunsThreeReplicasNamedAfterTheirPods(String variant) {
+		Deployment deployment = resource(variant, Deployment.class);
 		assertThat(deployment.getSpec().getReplicas()).isEqualTo(3);
 		assertThat(deployment.getSpec().getSelector().getMatchLabels())
 			.isEqualTo(deployment.getSpec().getTemplate().getMetadata().getLabels());
 		assertThat(deployment.getSpec().getTemplate().getSpec().getServiceAccountName())
-			.isEqualTo(resource(ServiceAccount.class).getMetadata().getName());
+			.isEqualTo(resource(variant, ServiceAccount.class).getMetadata().getName());
 		Map<String, String> fieldRefs = new HashMap<>();
-		for (EnvVar env : container().getEnv()) {
-			fieldRefs.put(env.getName(), env.getValueFrom().getFieldRef().getFieldPath());
+		for (EnvVar env : container(variant).getEnv()) {
+			if (env.getValueFrom() != null) {
+				fieldRefs.put(env.getName(), env.getValueFrom().getFieldRef().getFieldPath());
+			}
 		}
 		assertThat(fieldRefs).containsEntry("POD_NAME", "metadata.name")
 			.containsEntry("POD_NAMESPACE", "metadata.namespace");
 	}
 
 	@Test
-	void probesUseTheActuatorGroupsOnTheApplicationsPort() {
-		Container container = container();
+	void onlyTheForLifeVariantSetsTheMode() {
+		assertThat(values(container(LEASE))).isEmpty();
+		assertThat(values(container(FOR_LIFE))).containsExactly(Map.entry("LEADER_ELECTION_MODE", "for-life"));
+	}
+
+	@Test
+	void forLifeVariantDiffersFromTheLeaseVariantInTheModeAndTheRoleOnly() {
+		Deployment forLife = resource(FOR_LIFE, Deployment.class);
+		Deployment withoutMode = serialization.clone(forLife);
+		withoutMode.getSpec()
+			.getTemplate()
+			.getSpec()
+			.getContainers()
+			.get(0)
+			.getEnv()
+			.removeIf((env) -> env.getName().equals("LEADER_ELECTION_MODE"));
+		withoutMode.getSpec()
+			.getTemplate()
+			.getSpec()
+			.getContainers()
+			.get(0)
+			.getEnv()
+			.sort((one, other) -> one.getName().compareTo(other.getName()));
+		Deployment lease = serialization.clone(resource(LEASE, Deployment.class));
+		lease.getSpec()
+			.getTemplate()
+			.getSpec()
+			.getContainers()
+			.get(0)
+			.getEnv()
+			.sort((one, other) -> one.getName().compareTo(other.getName()));
+		assertThat(withoutMode).isEqualTo(lease);
+		for (Class<?> type : List.of(ServiceAccount.class, RoleBinding.class, Service.class)) {
+			assertThat(variants.get(FOR_LIFE).get(type)).isEqualTo(variants.get(LEASE).get(type));
+		}
+		Role forLifeRole = resource(FOR_LIFE, Role.class);
+		assertThat(forLifeRole.getMetadata()).isEqualTo(resource(LEASE, Role.class).getMetadata());
+		assertThat(granted(forLifeRole)).isEqualTo(FOR_LIFE_RULES);
+	}
+
+	/**
+	 * The test reads the overlay as kustomize does for what it uses (a base and strategic merge
+	 * patches); where {@code kubectl} is installed, it checks that reading against
+	 * {@code kubectl kustomize}.
+	 */
+	@Test
+	void forLifeVariantReadsAsKubectlKustomizeRendersIt() throws IOException, InterruptedException {
+		Process process;
+		try {
+			process = new ProcessBuilder("kubectl", "kustomize", FOR_LIFE).redirectErrorStream(true).start();
+		}
+		catch (IOException ex) {
+			Assumptions.abort("kubectl is not installed: " + ex.getMessage());
+			return;
+		}
+		String rendered = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+		assertThat(process.exitValue()).as(rendered).isZero();
+		Map<Class<?>, HasMetadata> resources = new LinkedHashMap<>();
+		for (String document : rendered.split("(?m)^---$")) {
+			if (!document.isBlank()) {
+				HasMetadata resource = serialization.unmarshal(document);
+				resources.put(resource.getClass(), resource);
+			}
+		}
+		assertThat(resources).isEqualTo(variants.get(FOR_LIFE));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { LEASE, FOR_LIFE })
+	void probesUseTheActuatorGroupsOnTheApplicationsPort(String variant) {
+		Container container = container(variant);
 		assertThat(container.getPorts()).singleElement().satisfies((port) -> {
 			assertThat(port.getContainerPort()).isEqualTo(8080);
 			assertThat(port.getName()).isEqualTo("http");
@@ -133,32 +242,38 @@ class KubernetesManifestsTests {
 			.contains("leaderElectionLiveness");
 	}
 
-	@Test
-	void terminationGracePeriodOutlastsBothShutdownPhases() {
+	@ParameterizedTest
+	@ValueSource(strings = { LEASE, FOR_LIFE })
+	void terminationGracePeriodOutlastsBothShutdownPhases(String variant) {
 		Duration phase = DurationStyle
 			.detectAndParse(applicationYaml.getProperty("spring.lifecycle.timeout-per-shutdown-phase"));
-		long gracePeriod = resource(Deployment.class).getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds();
+		long gracePeriod = resource(variant, Deployment.class).getSpec()
+			.getTemplate()
+			.getSpec()
+			.getTerminationGracePeriodSeconds();
 		// Draining and releasing the Leases, then the web server's graceful shutdown.
 		assertThat(Duration.ofSeconds(gracePeriod)).isGreaterThan(phase.multipliedBy(2));
 	}
 
-	@Test
-	void serviceSendsTrafficToEveryPod() {
-		Service service = resource(Service.class);
+	@ParameterizedTest
+	@ValueSource(strings = { LEASE, FOR_LIFE })
+	void serviceSendsTrafficToEveryPod(String variant) {
+		Service service = resource(variant, Service.class);
 		assertThat(service.getSpec().getSelector())
-			.isEqualTo(resource(Deployment.class).getSpec().getTemplate().getMetadata().getLabels());
+			.isEqualTo(resource(variant, Deployment.class).getSpec().getTemplate().getMetadata().getLabels());
 		assertThat(service.getSpec().getPorts()).singleElement()
 			.satisfies((port) -> assertThat(port.getTargetPort().getStrVal()).isEqualTo("http"));
 	}
 
-	@Test
-	void roleBindingGivesTheRoleToTheServiceAccount() {
-		RoleBinding binding = resource(RoleBinding.class);
+	@ParameterizedTest
+	@ValueSource(strings = { LEASE, FOR_LIFE })
+	void roleBindingGivesTheRoleToTheServiceAccount(String variant) {
+		RoleBinding binding = resource(variant, RoleBinding.class);
 		assertThat(binding.getRoleRef().getKind()).isEqualTo("Role");
-		assertThat(binding.getRoleRef().getName()).isEqualTo(resource(Role.class).getMetadata().getName());
+		assertThat(binding.getRoleRef().getName()).isEqualTo(resource(variant, Role.class).getMetadata().getName());
 		assertThat(binding.getSubjects()).singleElement().satisfies((subject) -> {
 			assertThat(subject.getKind()).isEqualTo("ServiceAccount");
-			assertThat(subject.getName()).isEqualTo(resource(ServiceAccount.class).getMetadata().getName());
+			assertThat(subject.getName()).isEqualTo(resource(variant, ServiceAccount.class).getMetadata().getName());
 		});
 	}
 
@@ -167,39 +282,37 @@ class KubernetesManifestsTests {
 		Map<String, Set<String>> sent = verbsSentByTheSample();
 
 		assertThat(sent).containsKeys("coordination.k8s.io/leases", "/events");
-		Map<String, Set<String>> granted = new TreeMap<>();
-		for (PolicyRule rule : resource(Role.class).getRules()) {
-			assertThat(rule.getApiGroups()).hasSize(1);
-			assertThat(rule.getResources()).hasSize(1);
-			granted.put(rule.getApiGroups().get(0) + "/" + rule.getResources().get(0), new TreeSet<>(rule.getVerbs()));
-		}
-		assertThat(granted).isEqualTo(sent);
+		assertThat(granted(resource(LEASE, Role.class))).isEqualTo(sent);
+	}
+
+	@Test
+	void forLifeRoleGrantsExactlyTheVerbsTheSampleSendsForLife() throws InterruptedException {
+		Map<String, Set<String>> sent = verbsSentByTheSampleForLife();
+
+		assertThat(sent).isEqualTo(FOR_LIFE_RULES);
+		assertThat(granted(resource(FOR_LIFE, Role.class))).isEqualTo(sent);
 	}
 
 	/**
-	 * Runs a leader and a follower of the sample against a CRUD API server, then stops them so
-	 * that the leader releases its Leases, and names the RBAC verb of every request they sent, by
-	 * API group and resource ({@code group/resource}).
+	 * Runs a leader and a follower of the sample, with the environment of the lease variant's
+	 * Deployment, against a CRUD API server, then stops them so that the leader releases its
+	 * Leases, and names the RBAC verb of every request they sent, by API group and resource
+	 * ({@code group/resource}).
 	 */
 	private static Map<String, Set<String>> verbsSentByTheSample() throws InterruptedException {
-		KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-				new KubernetesCrudDispatcher(), false);
-		server.init(InetAddress.getLoopbackAddress(), 0);
+		KubernetesMockServer server = startApiServer();
 		Map<String, Set<String>> verbs = new TreeMap<>();
 		try {
-			try (ConfigurableApplicationContext leader = startSampleOn(server);
-					ConfigurableApplicationContext follower = startSampleOn(server)) {
+			try (ConfigurableApplicationContext leader = startInPod(LEASE, server, "sample-a");
+					ConfigurableApplicationContext follower = startInPod(LEASE, server, "sample-b")) {
 				LeaderElector leaderElector = leader.getBean(LeaderElector.class);
 				LeaderElector followerElector = follower.getBean(LeaderElector.class);
 				// until the leader leads, the follower knows it, and the Events of the grants were written
-				await().atMost(Duration.ofSeconds(20))
-					.until(() -> takeRequests(server, verbs)
-							&& leaderElector.statuses().values().stream().allMatch((status) -> status.leader())
-							&& followerElector.statuses()
-								.values()
-								.stream()
-								.allMatch((status) -> leaderElector.identity().equals(status.holderIdentity()))
-							&& verbs.containsKey("/events"));
+				await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+					leadsAll(server, verbs, leaderElector);
+					follows(server, verbs, followerElector, leaderElector);
+					assertThat(verbs).containsKey("/events");
+				});
 			}
 			takeRequests(server, verbs);
 			return verbs;
@@ -209,24 +322,152 @@ class KubernetesManifestsTests {
 		}
 	}
 
-	/** Adds the RBAC verb of every request received so far, by API group and resource; always true. */
-	private static boolean takeRequests(KubernetesMockServer server, Map<String, Set<String>> verbs)
+	/**
+	 * Runs the sample with the environment of the for-life variant's Deployment, in two Pods of a
+	 * CRUD API server, through what a for-life deployment goes through, and names the RBAC verb
+	 * of every request sent: the replica in Pod sample-a takes the locks, the one in sample-b
+	 * follows; sample-a's container stops without releasing (as a crashed container would) and a
+	 * new one in the same Pod continues its locks; that one stops and releases (deletes) them,
+	 * sample-b takes them, and stops and releases them too.
+	 */
+	private static Map<String, Set<String>> verbsSentByTheSampleForLife() throws InterruptedException {
+		KubernetesMockServer server = startApiServer();
+		Map<String, Set<String>> verbs = new TreeMap<>();
+		List<ConfigurableApplicationContext> started = new ArrayList<>();
+		try {
+			try (KubernetesClient client = server.createClient()) {
+				for (String pod : List.of("sample-a", "sample-b")) {
+					client.pods()
+						.inNamespace(NAMESPACE)
+						.resource(new PodBuilder().withNewMetadata()
+							.withName(pod)
+							.withUid(UUID.randomUUID().toString())
+							.endMetadata()
+							.withNewSpec()
+							.addNewContainer()
+							.withName("app")
+							.withImage("leader-election-sample-app:0.1.0-SNAPSHOT")
+							.endContainer()
+							.endSpec()
+							.withNewStatus()
+							.withPhase("Running")
+							.endStatus()
+							.build())
+						.create();
+				}
+			}
+			takeRequests(server, new TreeMap<>()); // the test's own
+			ConfigurableApplicationContext first = startInPod(FOR_LIFE, server, "sample-a",
+					"--leader.election.release-on-shutdown=false");
+			started.add(first);
+			LeaderElector firstElector = first.getBean(LeaderElector.class);
+			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> leadsAll(server, verbs, firstElector));
+			ConfigurableApplicationContext follower = startInPod(FOR_LIFE, server, "sample-b");
+			started.add(follower);
+			LeaderElector followerElector = follower.getBean(LeaderElector.class);
+			// until the follower knows the leader and watches the locks, and the Events of the grants were written
+			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+				follows(server, verbs, followerElector, firstElector);
+				assertThat(verbs).containsKeys("/events", "/pods");
+				assertThat(verbs.get("coordination.k8s.io/leases")).contains("watch");
+			});
+			assertThat(followerElector.statuses().values()).allSatisfy((status) -> {
+				assertThat(status.mode()).isEqualTo(LeaderStatus.FOR_LIFE_MODE);
+				assertThat(status.ownerPod()).startsWith("sample-a ");
+			});
+			first.close();
+			ConfigurableApplicationContext restarted = startInPod(FOR_LIFE, server, "sample-a");
+			started.add(restarted);
+			LeaderElector restartedElector = restarted.getBean(LeaderElector.class);
+			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> leadsAll(server, verbs, restartedElector));
+			assertThat(followerElector.statuses().values()).noneMatch(LeaderStatus::leader);
+			restarted.close();
+			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> leadsAll(server, verbs, followerElector));
+			follower.close();
+			takeRequests(server, verbs);
+			return verbs;
+		}
+		finally {
+			started.forEach(ConfigurableApplicationContext::close);
+			server.destroy();
+		}
+	}
+
+	private static KubernetesMockServer startApiServer() {
+		KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+				new KubernetesCrudDispatcher(), false);
+		server.init(InetAddress.getLoopbackAddress(), 0);
+		return server;
+	}
+
+	/** Takes the requests received so far, and asserts that the elector leads every election. */
+	private static void leadsAll(KubernetesMockServer server, Map<String, Set<String>> verbs, LeaderElector elector)
+			throws InterruptedException {
+		takeRequests(server, verbs);
+		assertThat(elector.statuses().values()).as("the elections of %s", elector.identity())
+			.allMatch(LeaderStatus::leader, "led");
+	}
+
+	/**
+	 * Takes the requests received so far, and asserts that the follower sees the holder the leader
+	 * sees in every election (for-life, the holder is the Pod name, not the elector's identity).
+	 */
+	private static void follows(KubernetesMockServer server, Map<String, Set<String>> verbs, LeaderElector follower,
+			LeaderElector leader) throws InterruptedException {
+		takeRequests(server, verbs);
+		Map<String, LeaderStatus> led = leader.statuses();
+		assertThat(led.values()).allSatisfy((status) -> assertThat(status.holderIdentity()).isNotNull());
+		assertThat(follower.statuses()).as("the elections of %s", follower.identity())
+			.allSatisfy((election, status) -> assertThat(status.holderIdentity())
+				.isEqualTo(led.get(election).holderIdentity()));
+	}
+
+	/**
+	 * Adds the RBAC verb of every request received so far, by API group and resource; a request
+	 * that is not to a namespaced resource is added as such, under its path, for the comparison
+	 * with the Role to fail on.
+	 */
+	private static void takeRequests(KubernetesMockServer server, Map<String, Set<String>> verbs)
 			throws InterruptedException {
 		RecordedRequest request;
 		while ((request = server.takeRequest(0, TimeUnit.MILLISECONDS)) != null) {
 			Matcher path = RESOURCE_PATH.matcher(request.getPath());
-			assertThat(path.matches()).as("%s %s is a request to a namespaced resource", request.getMethod(),
-					request.getPath()).isTrue();
+			if (!path.matches()) {
+				verbs.computeIfAbsent("not a namespaced resource: " + request.getPath(), (key) -> new TreeSet<>())
+					.add(request.getMethod());
+				continue;
+			}
 			String resource = ((path.group(1) != null) ? path.group(1) : "") + "/" + path.group(2);
 			verbs.computeIfAbsent(resource, (key) -> new TreeSet<>()).add(verb(request.getMethod(), path));
 		}
-		return true;
 	}
 
-
-	private static ConfigurableApplicationContext startSampleOn(KubernetesMockServer server) {
-		return new SpringApplicationBuilder(SampleApplication.class).run("--server.port=0",
-				"--sample.local-api-server.enabled=true", "--sample.local-api-server.port=" + server.getPort());
+	/**
+	 * Starts the sample against the local API server with the environment variables the variant's
+	 * Deployment gives its container in the named Pod (a {@code fieldRef} resolved as the
+	 * downward API does), as the environment of the process, where Spring Boot reads
+	 * {@code LEADER_ELECTION_MODE} as {@code leader.election.mode}.
+	 */
+	private static ConfigurableApplicationContext startInPod(String variant, KubernetesMockServer server,
+			String podName, String... args) {
+		Map<String, Object> podEnvironment = new LinkedHashMap<>();
+		for (EnvVar env : container(variant).getEnv()) {
+			podEnvironment.put(env.getName(), (env.getValueFrom() == null) ? env.getValue()
+					: switch (env.getValueFrom().getFieldRef().getFieldPath()) {
+						case "metadata.name" -> podName;
+						case "metadata.namespace" -> NAMESPACE;
+						default -> throw new AssertionError("Unexpected fieldRef in " + env);
+					});
+		}
+		StandardEnvironment environment = new StandardEnvironment();
+		environment.getPropertySources()
+			.addBefore(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, new SystemEnvironmentPropertySource(
+					"pod-" + StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, podEnvironment));
+		List<String> arguments = new ArrayList<>(List.of("--server.port=0", "--sample.local-api-server.enabled=true",
+				"--sample.local-api-server.port=" + server.getPort()));
+		arguments.addAll(List.of(args));
+		return new SpringApplicationBuilder(SampleApplication.class).environment(environment)
+			.run(arguments.toArray(String[]::new));
 	}
 
 	/** The RBAC verb the API server authorizes a request as. */
@@ -239,16 +480,135 @@ class KubernetesManifestsTests {
 			case "PUT" -> "update";
 			case "PATCH" -> "patch";
 			case "DELETE" -> collection ? "deletecollection" : "delete";
-			default -> throw new AssertionError("Unexpected request " + method + " " + path.group());
+			default -> "unexpected method " + method;
 		};
 	}
 
-	private static <T extends HasMetadata> T resource(Class<T> type) {
-		return type.cast(resources.get(type));
+	/** The verbs a Role grants, by API group and resource ({@code group/resource}). */
+	private static Map<String, Set<String>> granted(Role role) {
+		Map<String, Set<String>> granted = new TreeMap<>();
+		for (PolicyRule rule : role.getRules()) {
+			assertThat(rule.getApiGroups()).hasSize(1);
+			assertThat(rule.getResources()).hasSize(1);
+			assertThat(rule.getResourceNames()).isNullOrEmpty();
+			granted.put(rule.getApiGroups().get(0) + "/" + rule.getResources().get(0), new TreeSet<>(rule.getVerbs()));
+		}
+		return granted;
 	}
 
-	private static Container container() {
-		return resource(Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+	/** The environment variables with a literal value. */
+	private static Map<String, String> values(Container container) {
+		Map<String, String> values = new LinkedHashMap<>();
+		container.getEnv()
+			.stream()
+			.filter((env) -> env.getValueFrom() == null)
+			.forEach((env) -> values.put(env.getName(), env.getValue()));
+		return values;
+	}
+
+	// ---- kustomize, as far as the sample's kustomizations use it
+
+	/**
+	 * The objects {@code kubectl kustomize} renders from the directory, for what the sample's
+	 * kustomizations use: {@code resources} (files, or directories with a kustomization of their
+	 * own) and {@code patches} given by {@code path} (strategic merge patches, matched to an object
+	 * by kind and name). Anything else in a kustomization fails the test rather than be ignored.
+	 */
+	private static List<Map<String, Object>> kustomize(Path directory) throws IOException {
+		Map<String, Object> kustomization = read(directory.resolve("kustomization.yaml"));
+		assertThat(kustomization.keySet()).as("what %s/kustomization.yaml uses", directory)
+			.isSubsetOf("apiVersion", "kind", "resources", "patches");
+		assertThat(kustomization).containsEntry("apiVersion", "kustomize.config.k8s.io/v1beta1")
+			.containsEntry("kind", "Kustomization");
+		List<Map<String, Object>> objects = new ArrayList<>();
+		for (Object resource : list(kustomization.get("resources"))) {
+			Path path = directory.resolve((String) resource).normalize();
+			if (Files.isDirectory(path)) {
+				assertThat(directory.toAbsolutePath().normalize().startsWith(path.toAbsolutePath()))
+					.as("%s contains %s: kustomize refuses such a base", path, directory)
+					.isFalse();
+				objects.addAll(kustomize(path));
+			}
+			else {
+				objects.add(read(path));
+			}
+		}
+		for (Object entry : list(kustomization.get("patches"))) {
+			Map<?, ?> patchEntry = (Map<?, ?>) entry;
+			assertThat(patchEntry.keySet()).as("a patch of %s", directory).isEqualTo(Set.of("path"));
+			Map<String, Object> patch = read(directory.resolve((String) patchEntry.get("path")));
+			List<Integer> targets = new ArrayList<>();
+			for (int i = 0; i < objects.size(); i++) {
+				if (Objects.equals(objects.get(i).get("kind"), patch.get("kind"))
+						&& Objects.equals(name(objects.get(i)), name(patch))) {
+					targets.add(i);
+				}
+			}
+			assertThat(targets).as("the objects %s patches", patchEntry.get("path")).hasSize(1);
+			objects.set(targets.get(0), merge(objects.get(targets.get(0)), patch));
+		}
+		return objects;
+	}
+
+	/** A strategic merge of a patch into an object, for the lists in {@link #LISTS_MERGED_BY_NAME}. */
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> merge(Map<String, Object> object, Map<String, Object> patch) {
+		Map<String, Object> merged = new LinkedHashMap<>(object);
+		patch.forEach((key, value) -> {
+			Object current = object.get(key);
+			if (value instanceof Map<?, ?> map && current instanceof Map<?, ?> currentMap) {
+				merged.put(key, merge((Map<String, Object>) currentMap, (Map<String, Object>) map));
+			}
+			else if (value instanceof List<?> list && current instanceof List<?> currentList
+					&& LISTS_MERGED_BY_NAME.contains(key)) {
+				merged.put(key, mergeByName((List<Map<String, Object>>) currentList, (List<Map<String, Object>>) list));
+			}
+			else {
+				merged.put(key, value);
+			}
+		});
+		return merged;
+	}
+
+	/** The patch's elements first, merged into the object's of the same name, then the object's others. */
+	private static List<Map<String, Object>> mergeByName(List<Map<String, Object>> elements,
+			List<Map<String, Object>> patch) {
+		List<Map<String, Object>> merged = new ArrayList<>();
+		for (Map<String, Object> patched : patch) {
+			Map<String, Object> element = elements.stream()
+				.filter((candidate) -> Objects.equals(candidate.get("name"), patched.get("name")))
+				.findFirst()
+				.orElse(null);
+			merged.add((element != null) ? merge(element, patched) : patched);
+		}
+		elements.stream()
+			.filter((element) -> patch.stream().noneMatch((patched) -> Objects.equals(patched.get("name"),
+					element.get("name"))))
+			.forEach(merged::add);
+		return merged;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> read(Path file) throws IOException {
+		try (InputStream in = Files.newInputStream(file)) {
+			return serialization.unmarshal(in, Map.class);
+		}
+	}
+
+	private static List<?> list(Object value) {
+		return (value != null) ? (List<?>) value : List.of();
+	}
+
+	private static Object name(Map<String, Object> object) {
+		return ((Map<?, ?>) object.get("metadata")).get("name");
+	}
+
+	private static <T extends HasMetadata> T resource(String variant, Class<T> type) {
+		return type.cast(variants.get(variant).get(type));
+	}
+
+	private static Container container(String variant) {
+		return resource(variant, Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
 	}
 
 	private static String path(Probe probe) {

@@ -49,7 +49,7 @@ public class LeaderElectionAutoConfiguration {
 	@ConditionalOnMissingBean
 	LeaderElectionSettings leaderElectionSettings(LeaderElectionProperties properties, Environment environment,
 			ObjectProvider<KubernetesClient> kubernetesClient) {
-		LeaderElectionSettingsResolver resolver = new LeaderElectionSettingsResolver(System::getenv,
+		LeaderElectionSettingsResolver resolver = new LeaderElectionSettingsResolver(environment::getProperty,
 				LeaderElectionSettingsResolver.SERVICE_ACCOUNT_NAMESPACE);
 		return resolver.resolve(properties, environment.getProperty("spring.application.name"), () -> {
 			KubernetesClient client = kubernetesClient.getIfAvailable();
@@ -109,7 +109,7 @@ public class LeaderElectionAutoConfiguration {
 	 * its tests) gives Leases of its own; the client stays for the application's use either way.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	@Conditional(OnLeaderElectionModeCondition.Lease.class)
+	@Conditional(OnLeaderElectionModeCondition.Kubernetes.class)
 	static class KubernetesLeasesConfiguration {
 
 		/** Lazy: built, with its HTTP client, only where Leases on Kubernetes or the application use it. */

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.engine.ForLifePodException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +48,12 @@ public class LeaderElectionLifecycle implements SmartLifecycle {
 
 	@Override
 	public void start() {
-		this.engine.start();
+		try {
+			this.engine.start();
+		}
+		catch (ForLifePodException ex) {
+			throw new ForLifePodUnavailableException(ex);
+		}
 		this.running = true;
 		if (this.standalone) {
 			logger.info("Leader election runs standalone: '{}' leads {} without Kubernetes", this.engine.identity(),

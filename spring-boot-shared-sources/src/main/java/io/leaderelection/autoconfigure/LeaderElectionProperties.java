@@ -20,7 +20,7 @@ public class LeaderElectionProperties {
 	private boolean enabled = true;
 
 	/**
-	 * How this instance leads: 'lease' campaigns through Kubernetes Leases, 'standalone' leads every election alone.
+	 * How this instance leads: 'lease' campaigns through renewed Kubernetes Leases, 'for-life' holds a lock owned by its Pod until the Pod ends, 'standalone' leads every election alone.
 	 */
 	private Mode mode = Mode.LEASE;
 
@@ -72,6 +72,8 @@ public class LeaderElectionProperties {
 	private Map<String, Election> elections = new LinkedHashMap<>();
 
 	private final Events events = new Events();
+
+	private final ForLife forLife = new ForLife();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -162,6 +164,10 @@ public class LeaderElectionProperties {
 		return this.elections;
 	}
 
+	public ForLife getForLife() {
+		return this.forLife;
+	}
+
 	public Events getEvents() {
 		return this.events;
 	}
@@ -194,6 +200,19 @@ public class LeaderElectionProperties {
 		 * Retry period of this election. Defaults to leader.election.retry-period.
 		 */
 		private Duration retryPeriod;
+
+		/**
+		 * How this election campaigns, 'lease' or 'for-life'. Defaults to leader.election.mode.
+		 */
+		private Mode mode;
+
+		public Mode getMode() {
+			return this.mode;
+		}
+
+		public void setMode(Mode mode) {
+			this.mode = mode;
+		}
 
 		public String getLeaseName() {
 			return this.leaseName;
@@ -230,6 +249,26 @@ public class LeaderElectionProperties {
 	}
 
 	/**
+	 * Leader-for-life elections.
+	 */
+	public static class ForLife {
+
+		/**
+		 * How long the Node of a for-life leader's Pod must have been seen NotReady before followers take over. Defaults to never: a leader on a partitioned Node may still run.
+		 */
+		private Duration notReadyNodeTakeover;
+
+		public Duration getNotReadyNodeTakeover() {
+			return this.notReadyNodeTakeover;
+		}
+
+		public void setNotReadyNodeTakeover(Duration notReadyNodeTakeover) {
+			this.notReadyNodeTakeover = notReadyNodeTakeover;
+		}
+
+	}
+
+	/**
 	 * Kubernetes Events on the Leases.
 	 */
 	public static class Events {
@@ -258,6 +297,13 @@ public class LeaderElectionProperties {
 		 * Campaign with the other replicas through Kubernetes Leases.
 		 */
 		LEASE,
+
+		/**
+		 * Leader for life: the leader's lock is a Lease owned by its Pod, never renewed, and taken
+		 * over only when that Pod is gone (deleted, evicted, failed or completed). Never two
+		 * leaders for a pause or a partition; a failover waits for the Pod's end.
+		 */
+		FOR_LIFE,
 
 		/**
 		 * Lead every election without calling Kubernetes, for local runs, tests and single-instance

@@ -16,6 +16,7 @@ import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 import io.leaderelection.LeaderElector;
+import io.leaderelection.autoconfigure.LeaderElectionProperties.Mode;
 import io.leaderelection.engine.ElectionSettings;
 
 /**
@@ -65,8 +66,10 @@ public final class LeaderElectionSettingsResolver {
 		String baseName = (hasText(applicationName) ? applicationName : "application");
 		List<ElectionSettings> elections = new ArrayList<>();
 		String defaultLease = hasText(properties.getLeaseName()) ? properties.getLeaseName() : baseName + "-leader";
-		elections.add(election(LeaderElector.DEFAULT_ELECTION, namespace, prefix + ".lease-name", defaultLease,
-				!hasText(properties.getLeaseName()), defaults));
+		ForLifeModes forLife = new ForLifeModes(properties);
+		elections.add(forLife.apply(prefix + ".mode", properties.effectiveMode(), election(
+				LeaderElector.DEFAULT_ELECTION, namespace, prefix + ".lease-name", defaultLease,
+				!hasText(properties.getLeaseName()), defaults)));
 		Map<String, String> electionByLease = new HashMap<>();
 		electionByLease.put(defaultLease, LeaderElector.DEFAULT_ELECTION);
 		properties.getElections().forEach((name, election) -> {
@@ -82,8 +85,15 @@ public final class LeaderElectionSettingsResolver {
 				throw new InvalidLeaderElectionPropertyException(electionPrefix + ".lease-name", leaseName,
 						"must differ from the Lease of election '" + other + "'; two elections cannot share a Lease");
 			}
-			elections.add(election(name, namespace, electionPrefix + ".lease-name", leaseName,
-					!hasText(election.getLeaseName()), timings));
+			if (election.getMode() == Mode.STANDALONE) {
+				throw new InvalidLeaderElectionPropertyException(electionPrefix + ".mode", "standalone",
+						"must be 'lease' or 'for-life': standalone is for the whole application, set by "
+								+ prefix + ".mode");
+			}
+			Mode mode = (election.getMode() != null && properties.effectiveMode() != Mode.STANDALONE)
+					? election.getMode() : properties.effectiveMode();
+			elections.add(forLife.apply(electionPrefix + ".mode", mode, election(name, namespace,
+					electionPrefix + ".lease-name", leaseName, !hasText(election.getLeaseName()), timings)));
 		});
 		return new LeaderElectionSettings(identity, elections, properties.isReleaseOnShutdown(),
 				properties.getOnLost());
@@ -100,6 +110,46 @@ public final class LeaderElectionSettingsResolver {
 		}
 		return new ElectionSettings(name, namespace, leaseName, timings.leaseDuration, timings.renewDeadline,
 				timings.retryPeriod);
+	}
+
+	/**
+	 * Turns the elections whose mode is for-life into leader-for-life elections, held by this
+	 * replica's Pod, named by POD_NAME.
+	 */
+	private final class ForLifeModes {
+
+		private final LeaderElectionProperties properties;
+
+		private ElectionSettings.ForLife forLife;
+
+		ForLifeModes(LeaderElectionProperties properties) {
+			this.properties = properties;
+		}
+
+		ElectionSettings apply(String modeProperty, Mode mode, ElectionSettings election) {
+			return (mode == Mode.FOR_LIFE) ? election.forLife(forLife(modeProperty)) : election;
+		}
+
+		private ElectionSettings.ForLife forLife(String modeProperty) {
+			if (this.forLife == null) {
+				String podName = LeaderElectionSettingsResolver.this.environment.apply("POD_NAME");
+				if (!hasText(podName)) {
+					throw new InvalidLeaderElectionPropertyException(modeProperty, "for-life",
+							"needs the environment variable POD_NAME, naming the Pod this process runs in, whose "
+									+ "lock it holds: set it from the downward API (env POD_NAME, valueFrom "
+									+ "fieldRef metadata.name)");
+				}
+				Duration takeover = this.properties.getForLife().getNotReadyNodeTakeover();
+				if (takeover != null && (takeover.isNegative() || takeover.isZero())) {
+					throw new InvalidLeaderElectionPropertyException(
+							LeaderElectionProperties.PREFIX + ".for-life.not-ready-node-takeover", takeover,
+							"must be a positive duration, or unset to never take over from a NotReady Node");
+				}
+				this.forLife = new ElectionSettings.ForLife(podName.trim(), takeover);
+			}
+			return this.forLife;
+		}
+
 	}
 
 	private void validateElectionName(String name, String electionPrefix) {

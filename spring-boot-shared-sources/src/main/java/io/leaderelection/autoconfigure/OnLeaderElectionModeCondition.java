@@ -9,15 +9,15 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * Matches when leader election runs in the given mode, {@code leader.election.enabled=false}
- * counting as standalone.
+ * Matches when leader election runs standalone, or when it runs on Kubernetes (lease or for-life),
+ * {@code leader.election.enabled=false} counting as standalone.
  */
 abstract class OnLeaderElectionModeCondition extends SpringBootCondition {
 
-	private final Mode mode;
+	private final boolean standalone;
 
-	OnLeaderElectionModeCondition(Mode mode) {
-		this.mode = mode;
+	OnLeaderElectionModeCondition(boolean standalone) {
+		this.standalone = standalone;
 	}
 
 	@Override
@@ -29,13 +29,15 @@ abstract class OnLeaderElectionModeCondition extends SpringBootCondition {
 		binder.bind(LeaderElectionProperties.PREFIX + ".mode", Mode.class).ifBound(properties::setMode);
 		Mode effective = properties.effectiveMode();
 		String message = "leader election runs in mode " + effective;
-		return (effective == this.mode) ? ConditionOutcome.match(message) : ConditionOutcome.noMatch(message);
+		return ((effective == Mode.STANDALONE) == this.standalone) ? ConditionOutcome.match(message)
+				: ConditionOutcome.noMatch(message);
 	}
 
-	static final class Lease extends OnLeaderElectionModeCondition {
+	/** Campaigns on Kubernetes: in lease or for-life mode. */
+	static final class Kubernetes extends OnLeaderElectionModeCondition {
 
-		Lease() {
-			super(Mode.LEASE);
+		Kubernetes() {
+			super(false);
 		}
 
 	}
@@ -43,7 +45,7 @@ abstract class OnLeaderElectionModeCondition extends SpringBootCondition {
 	static final class Standalone extends OnLeaderElectionModeCondition {
 
 		Standalone() {
-			super(Mode.STANDALONE);
+			super(true);
 		}
 
 	}

@@ -19,15 +19,18 @@ public final class StaticLeaderElector implements LeaderElector {
 
 	public static final Instant ACQUIRED = Instant.parse("2026-11-21T12:00:00Z");
 
+	/** The Pod owning billing's lock: billing runs for-life. */
+	public static final String OTHER_POD = "other (uid 5f0c2a1e-3f7b-4c55-9d4e-1b2a3c4d5e6f)";
+
 	private final Map<String, LeaderStatus> statuses = new LinkedHashMap<>();
 
 	private final List<String> steppedDown = new ArrayList<>();
 
 	public StaticLeaderElector() {
 		this.statuses.put("default", new LeaderStatus("default", "team-a", "orders-leader", true, "me", ACQUIRED,
-				ACQUIRED.plusSeconds(30), 3, 3L, LeaderStatus.LEASE_TRANSITIONS, null));
+				ACQUIRED.plusSeconds(30), 3, 3L, LeaderStatus.LEASE_TRANSITIONS, null, LeaderStatus.LEASE_MODE, null));
 		this.statuses.put("billing", new LeaderStatus("billing", "team-a", "orders-billing-leader", false, "other",
-				ACQUIRED, ACQUIRED.plusSeconds(30), 7, null, null, null));
+				ACQUIRED, ACQUIRED.plusSeconds(30), 7, null, null, null, LeaderStatus.FOR_LIFE_MODE, OTHER_POD));
 	}
 
 	@Override

@@ -30,7 +30,8 @@ class ConfigurationMetadataTests {
 			hinted.put(hint.get("name").asText(), values);
 		}
 		assertThat(hinted).containsEntry("leader.election.on-lost", List.of("rejoin", "exit"))
-			.containsEntry("leader.election.mode", List.of("lease", "standalone"));
+			.containsEntry("leader.election.mode", List.of("lease", "for-life", "standalone"))
+			.containsEntry("leader.election.elections.values.mode", List.of("lease", "for-life"));
 	}
 
 	@Test
@@ -65,7 +66,8 @@ class ConfigurationMetadataTests {
 			names.add(name);
 			assertThat(property.path("description").asText()).as("description of %s", name).isNotBlank();
 		}
-		assertThat(names).contains("leader.election.enabled", "leader.election.mode", "leader.election.lease-name",
+		assertThat(names).contains("leader.election.enabled", "leader.election.mode",
+				"leader.election.for-life.not-ready-node-takeover", "leader.election.lease-name",
 				"leader.election.namespace", "leader.election.identity", "leader.election.lease-duration",
 				"leader.election.renew-deadline", "leader.election.retry-period",
 				"leader.election.release-on-shutdown", "leader.election.on-lost", "leader.election.elections");

@@ -5,6 +5,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.HashMap;
 
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -103,6 +104,23 @@ public final class CrudKubernetesServer implements AutoCloseable, AfterAllCallba
 			.withLeaseTransitions(0)
 			.endSpec()
 			.build());
+	}
+
+	/** Creates a running Pod, as the one a replica runs in; returns its uid. */
+	public String runPod(String namespace, String name) {
+		return this.client.pods()
+			.inNamespace(namespace)
+			.resource(new PodBuilder().withNewMetadata()
+				.withNamespace(namespace)
+				.withName(name)
+				.endMetadata()
+				.withNewStatus()
+				.withPhase("Running")
+				.endStatus()
+				.build())
+			.create()
+			.getMetadata()
+			.getUid();
 	}
 
 	@Override

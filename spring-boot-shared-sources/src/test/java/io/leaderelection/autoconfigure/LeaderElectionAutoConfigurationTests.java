@@ -556,7 +556,8 @@ class LeaderElectionAutoConfigurationTests {
 
 		@Override
 		public LeaderStatus status(String election) {
-			return new LeaderStatus(election, "default", "stub-leader", false, null, null, null, null, null, null, null);
+			return new LeaderStatus(election, "default", "stub-leader", false, null, null, null, null, null, null, null,
+					LeaderStatus.LEASE_MODE, null);
 		}
 
 		@Override

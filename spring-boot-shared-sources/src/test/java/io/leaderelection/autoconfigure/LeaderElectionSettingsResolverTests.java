@@ -520,4 +520,31 @@ class LeaderElectionSettingsResolverTests {
 			.withMessageContaining("shorter than the lease duration");
 	}
 
+	@Test
+	void forLifeIsTheApplicationsModeUnlessAnElectionSaysLeaseAndIsHeldByThePodPodNameNames() {
+		this.environment.put("POD_NAME", "orders-0");
+		this.properties.setMode(LeaderElectionProperties.Mode.FOR_LIFE);
+		LeaderElectionProperties.Election billing = election();
+		billing.setMode(LeaderElectionProperties.Mode.LEASE);
+		this.properties.getElections().put("billing", billing);
+		this.properties.getElections().put("shipping", election());
+		this.properties.getForLife().setNotReadyNodeTakeover(Duration.ofMinutes(5));
+
+		LeaderElectionSettings settings = resolve();
+
+		assertThat(settings.elections()).extracting(ElectionSettings::mode)
+			.containsExactly("for-life", "lease", "for-life");
+		assertThat(settings.elections().get(0).forLife())
+			.isEqualTo(new ElectionSettings.ForLife("orders-0", Duration.ofMinutes(5)));
+	}
+
+	@Test
+	void aNotReadyNodeTakeoverThatIsNotPositiveIsRejectedNamingTheProperty() {
+		this.environment.put("POD_NAME", "orders-0");
+		this.properties.setMode(LeaderElectionProperties.Mode.FOR_LIFE);
+		this.properties.getForLife().setNotReadyNodeTakeover(Duration.ZERO);
+
+		assertThat(invalid().getProperty()).isEqualTo("leader.election.for-life.not-ready-node-takeover");
+	}
+
 }

@@ -20,7 +20,9 @@ final class ElectionDetails {
 		Map<String, Object> details = new LinkedHashMap<>();
 		details.put("role", status.leader() ? "leader" : "follower");
 		details.put("lease", status.namespace() + "/" + status.leaseName());
+		putIfKnown(details, "mode", status.mode());
 		putIfKnown(details, "holder", status.holderIdentity());
+		putIfKnown(details, "ownerPod", status.ownerPod());
 		putIfKnown(details, "acquireTime", status.acquireTime());
 		putIfKnown(details, "renewTime", status.renewTime());
 		putIfKnown(details, "transitions", status.leaseTransitions());

@@ -39,7 +39,7 @@ public class LeaderElectionHealthContributorAutoConfiguration {
 		LeaderElectionProperties configured = properties.getIfAvailable();
 		return new LeaderElectionHealthIndicator(leaderElector,
 				(leaderElector instanceof ElectionEngine engine) ? engine::health : null,
-				(configured != null) ? configured.effectiveMode().name().toLowerCase(Locale.ROOT) : null, () -> {
+				(configured != null) ? configured.effectiveMode().name().toLowerCase(Locale.ROOT).replace('_', '-') : null, () -> {
 					KubernetesLeaseEvents recorder = events.getIfAvailable();
 					return (recorder != null) ? recorder.problem() : null;
 				});

@@ -38,9 +38,12 @@ class LeaderElectionHealthIndicatorTests {
 			.containsEntry("renewTime", StaticLeaderElector.ACQUIRED.plusSeconds(30))
 			.containsEntry("transitions", 3)
 			.containsEntry("fencingToken", 3L)
-			.doesNotContainKeys("lastError", "failingFor");
+			.containsEntry("mode", "lease")
+			.doesNotContainKeys("lastError", "failingFor", "ownerPod");
 		assertThat(election(health, "billing")).containsEntry("role", "follower")
 			.containsEntry("holder", "other")
+			.containsEntry("mode", "for-life")
+			.containsEntry("ownerPod", StaticLeaderElector.OTHER_POD)
 			.doesNotContainKey("fencingToken");
 	}
 
