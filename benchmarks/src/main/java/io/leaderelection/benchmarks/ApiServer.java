@@ -8,16 +8,27 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Preconditions;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 
 /**
  * fabric8's mock API server in CRUD mode on loopback, counting every request it serves by the
  * client that sent it (the {@value #CLIENT_HEADER} header each benchmark client carries) and by
  * kind. A thread drains the server's record of requests as they come, so that it never grows.
+ * <p>
+ * {@link #startCheckingDeletions()} starts one that also checks a deletion's preconditions, as
+ * the API server does and fabric8's CRUD dispatcher does not: what leader-for-life's lock
+ * deletions rely on.
  */
 final class ApiServer implements AutoCloseable {
 
@@ -39,13 +50,16 @@ final class ApiServer implements AutoCloseable {
 
 	private final Map<String, Counts> counts = new ConcurrentHashMap<>();
 
+	/** Reads of a Pod (GET .../pods/NAME), by client. */
+	private final Map<String, LongAdder> podReads = new ConcurrentHashMap<>();
+
 	private final Thread drain;
 
 	private volatile boolean open = true;
 
-	private ApiServer() {
-		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-				new KubernetesCrudDispatcher(), false);
+	private ApiServer(KubernetesCrudDispatcher dispatcher) {
+		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher,
+				false);
 		this.server.init(InetAddress.getLoopbackAddress(), 0);
 		this.drain = new Thread(this::drain, "api-server-request-log");
 		this.drain.setDaemon(true);
@@ -59,7 +73,16 @@ final class ApiServer implements AutoCloseable {
 	}
 
 	static ApiServer start() {
-		return new ApiServer();
+		return new ApiServer(new KubernetesCrudDispatcher());
+	}
+
+	/**
+	 * A server that answers a deletion whose preconditions (uid, resourceVersion) do not hold with
+	 * 409, as the API server does, serving writes one at a time so that no write comes between
+	 * that check and the deletion (as leader-election-core's test ChaosApiServer does).
+	 */
+	static ApiServer startCheckingDeletions() {
+		return new ApiServer(new DeletionCheckingDispatcher());
 	}
 
 	int port() {
@@ -87,6 +110,12 @@ final class ApiServer implements AutoCloseable {
 		return true;
 	}
 
+	/** How many times the client has read a Pod so far. */
+	long podReads(String client) {
+		LongAdder reads = this.podReads.get(client);
+		return (reads != null) ? reads.sum() : 0;
+	}
+
 	private void drain() {
 		while (this.open) {
 			RecordedRequest request;
@@ -101,7 +130,12 @@ final class ApiServer implements AutoCloseable {
 			}
 			if (request != null) {
 				String client = request.getHeader(CLIENT_HEADER);
-				counts((client != null) ? client : "unknown").add(kind(request));
+				String name = (client != null) ? client : "unknown";
+				Kind kind = kind(request);
+				counts(name).add(kind);
+				if (kind == Kind.GET && String.valueOf(request.getPath()).contains("/pods/")) {
+					this.podReads.computeIfAbsent(name, (key) -> new LongAdder()).increment();
+				}
 			}
 		}
 	}
@@ -160,6 +194,70 @@ final class ApiServer implements AutoCloseable {
 				snapshot[kind.ordinal()] = get(kind);
 			}
 			return snapshot;
+		}
+
+	}
+
+	/**
+	 * CRUD, checking a deletion's preconditions as the API server does: a uid or resourceVersion
+	 * that does not match the stored object's is answered with 409 Conflict. Writes are served one
+	 * at a time, so that the check and the deletion see the same object.
+	 */
+	private static final class DeletionCheckingDispatcher extends KubernetesCrudDispatcher {
+
+		private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+		private final Object writes = new Object();
+
+		@Override
+		public MockResponse dispatch(RecordedRequest request) {
+			if ("GET".equalsIgnoreCase(request.getMethod())) {
+				return super.dispatch(request);
+			}
+			synchronized (this.writes) {
+				MockResponse failed = "DELETE".equalsIgnoreCase(request.getMethod()) ? failedPrecondition(request)
+						: null;
+				return (failed != null) ? failed : super.dispatch(request);
+			}
+		}
+
+		/** The answer to a deletion whose preconditions do not hold; {@code null} when they do. */
+		private MockResponse failedPrecondition(RecordedRequest request) {
+			String body = request.getUtf8Body();
+			if (body == null || body.isBlank()) {
+				return null;
+			}
+			Preconditions preconditions = SERIALIZATION.unmarshal(body, DeleteOptions.class).getPreconditions();
+			if (preconditions == null) {
+				return null;
+			}
+			MockResponse current = handleGet(request.getPath());
+			if (current.code() != 200) {
+				return null;
+			}
+			ObjectMeta stored = SERIALIZATION.unmarshal(current.getBody().readUtf8(), GenericKubernetesResource.class)
+				.getMetadata();
+			if (preconditions.getUid() != null && !preconditions.getUid().equals(stored.getUid())) {
+				return conflict("Precondition failed: UID in precondition: " + preconditions.getUid()
+						+ ", UID in object meta: " + stored.getUid());
+			}
+			if (preconditions.getResourceVersion() != null
+					&& !preconditions.getResourceVersion().equals(stored.getResourceVersion())) {
+				return conflict("Precondition failed: ResourceVersion in precondition: "
+						+ preconditions.getResourceVersion() + ", ResourceVersion in object meta: "
+						+ stored.getResourceVersion());
+			}
+			return null;
+		}
+
+		private static MockResponse conflict(String message) {
+			return new MockResponse().setResponseCode(409)
+				.setHeader("Content-Type", "application/json")
+				.setBody(SERIALIZATION.asJson(new StatusBuilder().withStatus("Failure")
+					.withCode(409)
+					.withReason("Conflict")
+					.withMessage(message)
+					.build()));
 		}
 
 	}

@@ -114,7 +114,9 @@ public final class BenchmarkMain {
 		Path output = settings.quick() ? Path.of("target", "benchmarks-quick.md")
 				: Path.of(Fabric8Implementation.property("benchmarks.output"));
 		Files.createDirectories(output.toAbsolutePath().getParent());
-		Files.writeString(output, markdown);
+		// The section PodDeletionTakeovers records (a run of its own) is kept as it was.
+		String podDeletion = PodDeletionTakeovers.recordedSection(output);
+		Files.writeString(output, (podDeletion != null) ? markdown + "\n" + podDeletion : markdown);
 		log("written to " + output.toAbsolutePath().normalize());
 		System.exit(0);
 	}

@@ -490,7 +490,7 @@ final class Report {
 		out.append('\n');
 	}
 
-	private static String ratio(double ours, double theirs) {
+	static String ratio(double ours, double theirs) {
 		if (Double.isNaN(ours) || Double.isNaN(theirs) || theirs == 0 || Math.signum(ours) * Math.signum(theirs) < 0) {
 			return "–";
 		}
@@ -561,7 +561,7 @@ final class Report {
 				: String.format(Locale.ROOT, "%.1f", nanos);
 	}
 
-	private static String loadAverage() {
+	static String loadAverage() {
 		try {
 			String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
 			return parts[0] + ", " + parts[1] + ", " + parts[2];
@@ -571,7 +571,7 @@ final class Report {
 		}
 	}
 
-	private static String cpuModel() {
+	static String cpuModel() {
 		try {
 			for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
 				if (line.startsWith("model name")) {

@@ -436,13 +436,15 @@ final class Election {
 		LeaseRecord seen = this.lastSeen;
 		LeaseRecord renewal = seen.rewrite(this.identity, this.settings.leaseDurationSeconds(), seen.acquireTime(),
 				wallNow(), seen.leaseTransitions());
-		this.ownWrites.sent(renewal, sentAt, false);
+		OwnWrites.Sent write = this.ownWrites.sent(renewal, sentAt, false);
 		call("update", () -> this.store.update(renewal, Duration.ofNanos(timeout)), timeout, sequence,
-				(stored, failure) -> renewed(sentAt, sequence, afterConflict, stored, failure));
+				(stored, failure) -> renewed(write, sentAt, sequence, afterConflict, stored, failure));
 	}
 
-	private void renewed(long sentAt, long sequence, boolean afterConflict, LeaseRecord stored, Throwable failure) {
+	private void renewed(OwnWrites.Sent write, long sentAt, long sequence, boolean afterConflict, LeaseRecord stored,
+			Throwable failure) {
 		this.listener.renewed(this.settings.name(), failure == null, now() - sentAt);
+		this.ownWrites.refusedIf(write, failure);
 		if (failure == null) {
 			succeeded();
 			this.ownWrites.answered(stored);
@@ -902,12 +904,14 @@ final class Election {
 	}
 
 	/**
-	 * A deletion told by the watch. A for-life leader may hear of the deletion of the lock it
-	 * replaced only once it leads on its own: that one is not its lock.
+	 * A deletion told by the watch, of the object last seen or of an older one: a follower that
+	 * read the Lease created again, or a for-life leader that replaced a lock, may hear of the
+	 * deletion of the object before only then, and that one is not the Lease there is now.
 	 */
 	private synchronized void watchedDeletion(WatchListener listener, LeaseRecord lastVersion) {
 		Term held = this.term;
-		if (held != null && lastVersion != null && lastVersion.isOtherObjectThan(held.acquired())) {
+		LeaseRecord known = (this.lastSeen != null) ? this.lastSeen : (held != null) ? held.acquired() : null;
+		if (lastVersion != null && lastVersion.isOtherObjectThan(known)) {
 			return;
 		}
 		watched(listener, null);
@@ -939,27 +943,35 @@ final class Election {
 		return (this.watch != null && this.watchOpen) ? Long.MAX_VALUE : followerDelay();
 	}
 
-	/** Hands the store's events to the scheduler; one per started watch, so stale ones are told apart. */
+	/**
+	 * Hands the store's events to the scheduler, one at a time and in the order the store told
+	 * them: the scheduler has several threads, and a deletion handled after the creation that
+	 * followed it would show a Lease missing that exists. One per started watch, so stale ones
+	 * are told apart.
+	 */
 	private final class WatchListener implements LeaseWatch.Listener {
+
+		private final Executor events = new SerialExecutor(Election.this.runtime.scheduler()::execute,
+				"the watch of election '" + Election.this.settings.name() + "'");
 
 		@Override
 		public void opened() {
-			Election.this.runtime.scheduler().execute(() -> watchOpened(this));
+			this.events.execute(() -> watchOpened(this));
 		}
 
 		@Override
 		public void changed(LeaseRecord record) {
-			Election.this.runtime.scheduler().execute(() -> watched(this, record));
+			this.events.execute(() -> watched(this, record));
 		}
 
 		@Override
 		public void deleted(LeaseRecord lastVersion) {
-			Election.this.runtime.scheduler().execute(() -> watchedDeletion(this, lastVersion));
+			this.events.execute(() -> watchedDeletion(this, lastVersion));
 		}
 
 		@Override
 		public void ended(Throwable cause) {
-			Election.this.runtime.scheduler().execute(() -> watchEnded(this, cause));
+			this.events.execute(() -> watchEnded(this, cause));
 		}
 
 	}
@@ -974,23 +986,25 @@ final class Election {
 				: this.settings.leaseDurationSeconds();
 		LeaseRecord claimed = (seen != null) ? seen.rewrite(this.identity, duration, wallNow, wallNow, transitions)
 				: LeaseRecord.of(this.identity, duration, wallNow, wallNow, transitions);
-		this.ownWrites.sent(claimed, sentAt, true);
+		OwnWrites.Sent write = this.ownWrites.sent(claimed, sentAt, true);
 		long timeout = claimTimeout();
 		String verb = (seen != null) ? "update" : "create";
-		Supplier<CompletableFuture<LeaseRecord>> write;
+		Supplier<CompletableFuture<LeaseRecord>> request;
 		if (seen != null) {
-			write = () -> this.store.update(claimed, Duration.ofNanos(timeout));
+			request = () -> this.store.update(claimed, Duration.ofNanos(timeout));
 		}
 		else if (this.lockStore != null) {
-			write = () -> this.lockStore.createOwnedBy(claimed, this.ownPod, Duration.ofNanos(timeout));
+			request = () -> this.lockStore.createOwnedBy(claimed, this.ownPod, Duration.ofNanos(timeout));
 		}
 		else {
-			write = () -> this.store.create(claimed, Duration.ofNanos(timeout));
+			request = () -> this.store.create(claimed, Duration.ofNanos(timeout));
 		}
 		Claim sent = new Claim(transitions);
 		this.claim = sent;
-		call(verb, write, timeout, ALWAYS, (stored, failure) -> claimed(sent, sentAt, stored, failure),
-				(ex) -> claimed(sent, sentAt, null, ex));
+		call(verb, request, timeout, ALWAYS, (stored, failure) -> {
+			this.ownWrites.refusedIf(write, failure);
+			claimed(sent, sentAt, stored, failure);
+		}, (ex) -> claimed(sent, sentAt, null, ex));
 	}
 
 	/** As a leader's request: a claim answered late still leaves time to renew. */
@@ -1702,11 +1716,25 @@ final class Election {
 		/** Counts the terms ended. */
 		private long termsEnded;
 
-		void sent(LeaseRecord record, long sentAtNanos, boolean claim) {
+		Sent sent(LeaseRecord record, long sentAtNanos, boolean claim) {
 			if (this.unanswered.size() == MOST_UNANSWERED) {
 				this.unanswered.removeFirst();
 			}
-			this.unanswered.addLast(new Sent(record.renewTime(), sentAtNanos, claim, this.termsEnded));
+			Sent write = new Sent(record.renewTime(), sentAtNanos, claim, this.termsEnded);
+			this.unanswered.addLast(write);
+			return write;
+		}
+
+		/**
+		 * The write was refused for sure (a 4xx answer: a conflict, a missing Lease, a denial),
+		 * so no version carries it: a version with its renewTime is another writer's, one that
+		 * wrote the same microsecond under our identity.
+		 */
+		void refusedIf(Sent write, Throwable failure) {
+			if (failure instanceof LeaseStoreException refusal && refusal.getStatusCode() >= 400
+					&& refusal.getStatusCode() < 500) {
+				this.unanswered.removeIf((unanswered) -> unanswered == write);
+			}
 		}
 
 		/** The write that stored this version was answered: the ones sent before it were not applied. */

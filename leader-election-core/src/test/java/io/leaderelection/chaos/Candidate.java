@@ -20,6 +20,14 @@ interface Candidate {
 	boolean isLeader(String election);
 
 	/**
+	 * The holder of the election's Lease as this process last saw it; {@code null} when it saw
+	 * none, or does not tell.
+	 */
+	default String holderSeen(String election) {
+		return null;
+	}
+
+	/**
 	 * Gives up the election if this process leads it, the way the elector does it; leader-only
 	 * calls under way go on.
 	 * @param fromListener step down from a listener thread, as Spring Integration's

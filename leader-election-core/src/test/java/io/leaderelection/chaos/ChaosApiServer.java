@@ -1,10 +1,13 @@
 package io.leaderelection.chaos;
 
 import java.net.InetAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -12,8 +15,12 @@ import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Preconditions;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -24,8 +31,12 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.crud.AttributeSet;
+import io.fabric8.mockwebserver.http.ByteString;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.Response;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
 
 /**
  * fabric8's mock API server in CRUD mode on loopback: it stores objects, bumps resourceVersion
@@ -195,6 +206,17 @@ public final class ChaosApiServer implements AutoCloseable {
 	 * Serves CRUD unless an answer matches, and tells of every Lease version stored. It also
 	 * empties the web server's request log at every request: a long chaos run would otherwise
 	 * keep every request in memory.
+	 * <p>
+	 * It checks a deletion's preconditions (uid, resourceVersion) as the API server does, with a
+	 * 409 when they do not hold; fabric8's CRUD dispatcher ignores them. Writes are served one at
+	 * a time, so that no write comes between that check and the deletion.
+	 * <p>
+	 * A watch of a Lease from a resourceVersion hears of the Lease's deletion if it came after that
+	 * version and the Lease is still missing when the watch opens, as from the API server, which
+	 * replays from its watch cache what happened since the version a watch names. fabric8's CRUD
+	 * dispatcher replays nothing: it tells a new watch of the objects that exist, so a deletion made
+	 * while a client was watching again (after a reset, an API server restart) would never reach
+	 * it.
 	 */
 	private static final class AnsweringDispatcher extends KubernetesCrudDispatcher {
 
@@ -205,10 +227,18 @@ public final class ChaosApiServer implements AutoCloseable {
 
 		private final List<Answer> answers = new CopyOnWriteArrayList<>();
 
+		private final Object writes = new Object();
+
 		private volatile MockWebServer requestLog;
 
 		/** {@code null} until one is set: a Lease some tests store on purpose may not even parse. */
 		private volatile LeaseWriteListener leaseWriteListener;
+
+		/** The last version of each Lease stored, by namespace and name. */
+		private final Map<String, GenericKubernetesResource> storedLeases = new ConcurrentHashMap<>();
+
+		/** The last version of each Lease deleted and not created again, by namespace and name. */
+		private final Map<String, GenericKubernetesResource> deletedLeases = new ConcurrentHashMap<>();
 
 		@Override
 		public MockResponse dispatch(RecordedRequest request) {
@@ -220,11 +250,47 @@ public final class ChaosApiServer implements AutoCloseable {
 			}
 			CLIENT.set(request.getHeader(CLIENT_HEADER));
 			try {
-				return super.dispatch(request);
+				if ("GET".equalsIgnoreCase(request.getMethod())) {
+					return super.dispatch(request);
+				}
+				synchronized (this.writes) {
+					MockResponse failedPrecondition = "DELETE".equalsIgnoreCase(request.getMethod())
+							? failedPrecondition(request) : null;
+					return (failedPrecondition != null) ? failedPrecondition : super.dispatch(request);
+				}
 			}
 			finally {
 				CLIENT.remove();
 			}
+		}
+
+		/** The API server's answer to a deletion whose preconditions do not hold; {@code null} when they do. */
+		private MockResponse failedPrecondition(RecordedRequest request) {
+			String body = request.getUtf8Body();
+			if (body == null || body.isBlank()) {
+				return null;
+			}
+			Preconditions preconditions = SERIALIZATION.unmarshal(body, DeleteOptions.class).getPreconditions();
+			if (preconditions == null) {
+				return null;
+			}
+			MockResponse current = handleGet(request.getPath());
+			if (current.code() != 200) {
+				return null;
+			}
+			ObjectMeta stored = SERIALIZATION.unmarshal(current.getBody().readUtf8(), GenericKubernetesResource.class)
+				.getMetadata();
+			if (preconditions.getUid() != null && !preconditions.getUid().equals(stored.getUid())) {
+				return status(409, "Conflict", "Precondition failed: UID in precondition: " + preconditions.getUid()
+						+ ", UID in object meta: " + stored.getUid());
+			}
+			if (preconditions.getResourceVersion() != null
+					&& !preconditions.getResourceVersion().equals(stored.getResourceVersion())) {
+				return status(409, "Conflict", "Precondition failed: ResourceVersion in precondition: "
+						+ preconditions.getResourceVersion() + ", ResourceVersion in object meta: "
+						+ stored.getResourceVersion());
+			}
+			return null;
 		}
 
 		/** Called for every change stored, under the store's write lock, so in the order stored. */
@@ -232,8 +298,12 @@ public final class ChaosApiServer implements AutoCloseable {
 		public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
 				GenericKubernetesResource resource, String newState) {
 			super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+			if (!path.startsWith(COORDINATION_API) || !path.contains("/leases")) {
+				return;
+			}
+			rememberDeletion(path, newState);
 			LeaseWriteListener listener = this.leaseWriteListener;
-			if (listener == null || !path.startsWith(COORDINATION_API) || !path.contains("/leases")) {
+			if (listener == null) {
 				return;
 			}
 			if (newState != null) {
@@ -244,6 +314,145 @@ public final class ChaosApiServer implements AutoCloseable {
 				String object = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
 				listener.written(object.substring(object.lastIndexOf('/') + 1), CLIENT.get(), null);
 			}
+		}
+
+		/** Keeps the last version of each Lease, and of each one deleted, which the dispatcher does not tell. */
+		private void rememberDeletion(String path, String newState) {
+			if (newState != null) {
+				GenericKubernetesResource stored = SERIALIZATION.unmarshal(newState, GenericKubernetesResource.class);
+				String key = stored.getMetadata().getNamespace() + "/" + stored.getMetadata().getName();
+				this.storedLeases.put(key, stored);
+				this.deletedLeases.remove(key);
+				return;
+			}
+			String object = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+			int namespaces = object.indexOf("/namespaces/");
+			int leases = object.indexOf("/leases/");
+			if (namespaces < 0 || leases < namespaces) {
+				return;
+			}
+			String key = object.substring(namespaces + "/namespaces/".length(), leases) + "/"
+					+ object.substring(leases + "/leases/".length());
+			GenericKubernetesResource last = this.storedLeases.remove(key);
+			if (last != null) {
+				this.deletedLeases.put(key, last);
+			}
+		}
+
+		/** Serves a watch, and, for a watch of a Lease from a version before its deletion, replays that. */
+		@Override
+		public MockResponse handleWatch(String path) {
+			MockResponse response = super.handleWatch(path);
+			String key = watchedLease(path);
+			Long from = watchedFrom(path);
+			if (key == null || from == null || !this.deletedLeases.containsKey(key)) {
+				return response;
+			}
+			WebSocketListener watch = response.getWebSocketListener();
+			return response.withWebSocketUpgrade(new ReplayingDeletion(watch, () -> {
+				GenericKubernetesResource deleted = this.deletedLeases.get(key);
+				Long version = (deleted != null) ? resourceVersion(deleted) : null;
+				return (version != null && version >= from) ? deleted : null;
+			}));
+		}
+
+		/** {@code namespace/name} of the Lease a watch names with its field selector; {@code null} for another watch. */
+		private static String watchedLease(String path) {
+			if (!path.startsWith(COORDINATION_API) || !path.contains("/leases?")) {
+				return null;
+			}
+			String namespace = path.contains("/namespaces/")
+					? path.substring(path.indexOf("/namespaces/") + "/namespaces/".length(), path.indexOf("/leases?")) : null;
+			String selector = queryParameter(path, "fieldSelector");
+			String prefix = "metadata.name=";
+			return (namespace != null && selector != null && selector.startsWith(prefix) && !selector.contains(","))
+					? namespace + "/" + selector.substring(prefix.length()) : null;
+		}
+
+		private static Long watchedFrom(String path) {
+			String version = queryParameter(path, "resourceVersion");
+			return (version != null && version.matches("[0-9]{1,18}")) ? Long.valueOf(version) : null;
+		}
+
+		private static String queryParameter(String path, String name) {
+			int query = path.indexOf('?');
+			if (query < 0) {
+				return null;
+			}
+			for (String parameter : path.substring(query + 1).split("&")) {
+				if (parameter.startsWith(name + "=")) {
+					return URLDecoder.decode(parameter.substring(name.length() + 1), StandardCharsets.UTF_8);
+				}
+			}
+			return null;
+		}
+
+		private static Long resourceVersion(GenericKubernetesResource resource) {
+			String version = resource.getMetadata().getResourceVersion();
+			return (version != null && version.matches("[0-9]{1,18}")) ? Long.valueOf(version) : null;
+		}
+
+		/**
+		 * A watch that, once open, is told of a deletion it missed: after the objects that exist
+		 * (none of that name), before any later change, as writes wait meanwhile.
+		 */
+		private final class ReplayingDeletion extends WebSocketListener {
+
+			private final WebSocketListener watch;
+
+			private final Supplier<GenericKubernetesResource> missed;
+
+			ReplayingDeletion(WebSocketListener watch, Supplier<GenericKubernetesResource> missed) {
+				this.watch = watch;
+				this.missed = missed;
+			}
+
+			@Override
+			public void onBeforeAccept(WebSocket webSocket, Response response) {
+				this.watch.onBeforeAccept(webSocket, response);
+			}
+
+			@Override
+			public void onOpen(WebSocket webSocket, Response response) {
+				synchronized (AnsweringDispatcher.this.writes) {
+					this.watch.onOpen(webSocket, response);
+					GenericKubernetesResource deleted = this.missed.get();
+					if (deleted != null) {
+						webSocket.send(SERIALIZATION.asJson(new WatchEvent(deleted, "DELETED")));
+					}
+				}
+			}
+
+			@Override
+			public void onMessage(WebSocket webSocket, String text) {
+				this.watch.onMessage(webSocket, text);
+			}
+
+			@Override
+			public void onMessage(WebSocket webSocket, ByteString bytes) {
+				this.watch.onMessage(webSocket, bytes);
+			}
+
+			@Override
+			public void onMessage(WebSocket webSocket, byte[] bytes) {
+				this.watch.onMessage(webSocket, bytes);
+			}
+
+			@Override
+			public void onClosing(WebSocket webSocket, int code, String reason) {
+				this.watch.onClosing(webSocket, code, reason);
+			}
+
+			@Override
+			public void onClosed(WebSocket webSocket, int code, String reason) {
+				this.watch.onClosed(webSocket, code, reason);
+			}
+
+			@Override
+			public void onFailure(WebSocket webSocket, Throwable failure, Response response) {
+				this.watch.onFailure(webSocket, failure, response);
+			}
+
 		}
 
 		private void forgetRequests() {

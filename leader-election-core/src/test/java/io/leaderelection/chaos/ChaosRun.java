@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.Deque;
@@ -18,13 +17,17 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.leaderelection.chaos.LeadershipHistory.LeaseVersion;
+import io.leaderelection.engine.ForLifePodException;
 import org.awaitility.core.ConditionTimeoutException;
 import org.netcrusher.core.reactor.NioReactor;
 import org.slf4j.Logger;
@@ -45,6 +48,15 @@ import static org.awaitility.Awaitility.await;
  * <p>
  * The API server tells the run of every version of a Lease it stores, so that the history can
  * check what the electors' writes carry over and when they release.
+ * <p>
+ * For an elector that elects leaders for life, each process runs in a Pod, and the run plays
+ * Kubernetes around them ({@link Pods}): before a replica's process starts, it creates a Pod for
+ * it, with a fresh uid, unless the process is a restarted container of the Pod before; a
+ * graceful stop is a release, then the Pod deleted; an abrupt stop is the process killed, then
+ * its Pod deleted and its locks collected by the garbage collector; an eviction is the process
+ * cut off and killed, then its Pod reported {@code Failed} and left there, locks and all. A new
+ * Pod takes the name of the one before, as a StatefulSet's does, or a new name, as a
+ * Deployment's, as drawn. The faults are those of {@link FaultMix#FOR_LIFE}.
  */
 final class ChaosRun {
 
@@ -56,18 +68,17 @@ final class ChaosRun {
 	 */
 	private static final double AIMED_AT_LEADER = 0.75;
 
-	/** Faults that act on a leader's terms, and so always aim at the replica leading the most elections. */
+	/**
+	 * Faults that act on a leader's terms, and so always aim at the replica leading the most
+	 * elections; for life, also the eviction and the container restart, which are about what
+	 * becomes of a leader's locks.
+	 */
 	private static final Set<FaultKind> ALWAYS_AIMED_AT_LEADER = EnumSet.of(FaultKind.LEASE_DELETED,
-			FaultKind.LEASE_DELETED_CUT_OFF, FaultKind.STEP_DOWN, FaultKind.DRAIN_TIMEOUT, FaultKind.PREFERRED_HOLDER);
+			FaultKind.LEASE_DELETED_CUT_OFF, FaultKind.STEP_DOWN, FaultKind.DRAIN_TIMEOUT, FaultKind.PREFERRED_HOLDER,
+			FaultKind.EVICTION, FaultKind.CONTAINER_RESTART);
 
 	/** How often a fault is held together with others injected while it is held. */
 	private static final double HELD_TOGETHER = 0.25;
-
-	/**
-	 * Faults never held together with others: they disturb every replica's writes, so that a
-	 * release of a leader's own accord held with them would become a loss of its Lease.
-	 */
-	private static final Set<FaultKind> HELD_ALONE = EnumSet.of(FaultKind.SERVER_RESTART, FaultKind.CONFLICT_STORM);
 
 	/** How often the run looks at the faults it holds: heals them, repeats them, injects more. */
 	private static final Duration HOLD_TICK = Duration.ofMillis(5);
@@ -77,9 +88,15 @@ final class ChaosRun {
 
 	private static final Duration ONE_HOUR = Duration.ofHours(1);
 
+	/** How often, for life, a process that cannot read its Pod at its start is started again. */
+	private static final int CONTAINER_STARTS = 10;
+
 	private final Elector elector;
 
 	private final ChaosSettings settings;
+
+	/** The kinds of fault injected, and which are held apart. */
+	private final FaultMix mix;
 
 	/** Draws the faults; used by the driver thread only, a fixed number of times per fault. */
 	private final Random random;
@@ -95,6 +112,9 @@ final class ChaosRun {
 	/** The kinds of fault left in the current round. */
 	private final Deque<FaultKind> round = new ArrayDeque<>();
 
+	/** The kinds of fault injected so far: the run goes on until it has injected every kind. */
+	private final Set<FaultKind> kindsInjected = EnumSet.noneOf(FaultKind.class);
+
 	/** The process running in each replica; a stopped replica has none. Driver thread only. */
 	private final Map<ReplicaSlot, Process> processes = new LinkedHashMap<>();
 
@@ -105,9 +125,16 @@ final class ChaosRun {
 
 	private ForeignWriter foreignWriter;
 
+	/** Kubernetes around the replicas, for life; {@code null} otherwise. */
+	private Pods pods;
+
+	/** The Leases the API server stores now, as it tells of them. */
+	private final Set<String> storedLeases = ConcurrentHashMap.newKeySet();
+
 	ChaosRun(Elector elector, ChaosSettings settings) {
 		this.elector = elector;
 		this.settings = settings;
+		this.mix = elector.forLife() ? FaultMix.FOR_LIFE : FaultMix.LEASE;
 		this.random = new Random(settings.seed());
 		this.processSeeds = new Random(this.random.nextLong());
 	}
@@ -120,8 +147,19 @@ final class ChaosRun {
 		Map<String, String> electionOfLease = this.settings.electionNames()
 			.stream()
 			.collect(Collectors.toMap(this.settings::leaseName, (election) -> election));
-		this.server.onLeaseWritten((lease, client, stored) -> this.history.leaseWritten(electionOfLease.get(lease),
-				client, (stored != null) ? LeaseVersion.of(stored) : null, System.nanoTime()));
+		this.server.onLeaseWritten((lease, client, stored) -> {
+			if (stored != null) {
+				this.storedLeases.add(lease);
+			}
+			else {
+				this.storedLeases.remove(lease);
+			}
+			this.history.leaseWritten(electionOfLease.get(lease), client,
+					(stored != null) ? LeaseVersion.of(stored) : null, System.nanoTime());
+			if (logger.isDebugEnabled()) {
+				logger.debug("{} {} by {}", lease, (stored != null) ? "written" + describe(stored) : "deleted", client);
+			}
+		});
 		NioReactor reactor = newReactor();
 		try {
 			for (int i = 0; i < this.settings.replicas(); i++) {
@@ -129,21 +167,32 @@ final class ChaosRun {
 			}
 			this.twin = new ReplicaSlot("twin", NetworkLink.open(reactor, this.server.port()));
 			this.foreignWriter = ForeignWriter.open(this.server, "foreign-writer");
+			if (this.elector.forLife()) {
+				this.pods = Pods.start(this.server, this.elector.identityPrefix());
+			}
 			long startedAt = System.nanoTime();
-			this.slots.forEach(this::startProcess);
+			this.slots.forEach((slot) -> startProcess(slot, true));
 			if (!awaitLeaders()) {
 				throw new IllegalStateException(this.elector.name() + " elected no leader in every election");
 			}
 			long endAt = startedAt + this.settings.timeLimit().toNanos();
 			int injected = 0;
-			while (this.history.transitions() < this.settings.transitions() && System.nanoTime() - endAt < 0) {
+			while ((this.history.transitions() < this.settings.transitions()
+					|| !this.kindsInjected.containsAll(this.mix.kinds())) && System.nanoTime() - endAt < 0) {
 				idle(millisBetween(this.random, 0, 2 * ChaosSettings.RETRY_PERIOD.toMillis()));
 				injectFault(++injected);
+			}
+			if (this.pods != null) {
+				logger.info("{}: the garbage collector deleted {} Leases of deleted Pods", this.elector.name(),
+						this.pods.collected());
 			}
 			return this.history.outcome(this.elector.name(), this.settings, startedAt, System.nanoTime());
 		}
 		finally {
 			this.processes.values().forEach(Process::kill);
+			if (this.pods != null) {
+				this.pods.close();
+			}
 			this.slots.forEach(ReplicaSlot::close);
 			if (this.twin != null) {
 				this.twin.close();
@@ -163,7 +212,7 @@ final class ChaosRun {
 	private void injectFault(int number) {
 		FaultKind kind = nextKind();
 		Random draws = new Random(this.random.nextLong());
-		boolean together = this.random.nextDouble() < HELD_TOGETHER && !HELD_ALONE.contains(kind);
+		boolean together = this.random.nextDouble() < HELD_TOGETHER && !this.mix.heldAlone(kind);
 		Deque<PlannedFault> more = new ArrayDeque<>(together ? planMore(draws) : List.of());
 		long injectedAt = System.nanoTime();
 		Injection fault = inject(kind, draws, Set.of());
@@ -179,7 +228,7 @@ final class ChaosRun {
 	/** The next kind of fault: every kind once per round, in an order drawn for each round. */
 	private FaultKind nextKind() {
 		if (this.round.isEmpty()) {
-			List<FaultKind> kinds = new ArrayList<>(Arrays.asList(FaultKind.values()));
+			List<FaultKind> kinds = new ArrayList<>(this.mix.kinds());
 			Collections.shuffle(kinds, this.random);
 			this.round.addAll(kinds);
 		}
@@ -212,8 +261,11 @@ final class ChaosRun {
 			for (Iterator<Injection> faults = held.iterator(); faults.hasNext();) {
 				Injection fault = faults.next();
 				if (fault.over(now)) {
-					fault.heal.run();
+					fault.healOnce();
 					faults.remove();
+				}
+				else if (fault.healedAtItsTime(now)) {
+					fault.healOnce();
 				}
 				else {
 					fault.repeatIfDue(now);
@@ -224,14 +276,16 @@ final class ChaosRun {
 	}
 
 	/**
-	 * Injects a fault of a kind drawn among those that may be held together, aimed at a replica
-	 * none of the held faults acts on.
+	 * Injects a fault of a kind drawn among those that may be held together, with the faults
+	 * held too, aimed at a replica none of the held faults acts on.
 	 */
 	private void injectWhileHeld(int number, Injection first, PlannedFault planned, List<Injection> held) {
 		Random draws = new Random(planned.seed);
-		List<FaultKind> kinds = Arrays.stream(FaultKind.values())
-			.filter((kind) -> !HELD_ALONE.contains(kind))
+		List<FaultKind> kinds = this.mix.kinds()
+			.stream()
+			.filter((kind) -> !this.mix.heldAlone(kind))
 			.filter((kind) -> kind != FaultKind.DUPLICATE_IDENTITY || !this.processes.containsKey(this.twin))
+			.filter((kind) -> held.stream().allMatch((fault) -> this.mix.mayHoldTogether(fault.kind, kind)))
 			.toList();
 		FaultKind kind = kinds.get(draws.nextInt(kinds.size()));
 		Set<ReplicaSlot> busy = new HashSet<>();
@@ -249,6 +303,7 @@ final class ChaosRun {
 				? fault.description + ", while " + heldWith.kind.label() + " of fault " + number + " is held"
 				: fault.description;
 		this.history.faultInjected(fault.kind, description, injectedAt, heldWith != null);
+		this.kindsInjected.add(fault.kind);
 		logger.info("{} fault {}: {} {} ({} transitions so far)", this.elector.name(), number, fault.kind.label(),
 				description, this.history.transitions());
 	}
@@ -267,19 +322,20 @@ final class ChaosRun {
 		double magnitude = draws.nextDouble();
 		boolean either = draws.nextBoolean();
 		List<String> led = electionsLedBy(target);
-		String on = "on " + target.name() + " leading " + led;
+		String on = "on " + target.name() + ((this.pods != null) ? " (Pod " + podOf(target) + ")" : "") + " leading "
+				+ led;
 		return switch (kind) {
 			case GRACEFUL_STOP -> {
 				Duration down = millisBetween(draws, 100, 1000);
-				stopProcess(target, true);
-				yield new Injection(kind, on + ", down " + down.toMillis() + " ms", target, down,
-						() -> startProcess(target));
+				stopReplica(target, true, magnitude < 0.5);
+				yield new Injection(kind, on + ", down " + down.toMillis() + " ms" + collection(magnitude < 0.5)
+						+ nextPod(either), target, down, () -> startProcess(target, either));
 			}
 			case ABRUPT_STOP -> {
 				Duration down = millisBetween(draws, 100, 1000);
-				stopProcess(target, false);
-				yield new Injection(kind, on + ", down " + down.toMillis() + " ms", target, down,
-						() -> startProcess(target));
+				stopReplica(target, false, magnitude < 0.5);
+				yield new Injection(kind, on + ", down " + down.toMillis() + " ms" + collection(magnitude < 0.5)
+						+ nextPod(either), target, down, () -> startProcess(target, either));
 			}
 			case BLACK_HOLE -> {
 				Duration duration = millisBetween(draws, 200, 3000);
@@ -336,15 +392,32 @@ final class ChaosRun {
 			}
 			case LEASE_DELETED -> {
 				Duration heldFor = millisBetween(draws, 0, 2 * ChaosSettings.RETRY_PERIOD.toMillis());
-				List<String> deleted = someOf(led, draws);
+				List<String> deleted = seenHeldByAll(target, someOf(led, draws));
 				leaseNames(deleted).forEach(this.foreignWriter::delete);
-				yield new Injection(kind, "of " + deleted + " " + on, target, heldFor, () -> {
+				Injection deletion = new Injection(kind, "of " + deleted + " " + on, target, heldFor, () -> {
 				});
+				if (this.pods != null) {
+					// For life, held until the leader has seen the deletion and created its locks
+					// again: no later fault may cut off a leader that has not seen it yet.
+					List<String> leases = leaseNames(deleted);
+					yield deletion.until(() -> this.storedLeases.containsAll(leases));
+				}
+				yield deletion;
 			}
 			case LEASE_DELETED_CUT_OFF -> {
 				Duration cut = millisBetween(draws, 1200, 3000);
+				List<String> deleted = seenHeldByAll(target, led);
 				target.link().blackHole();
-				leaseNames(led).forEach(this.foreignWriter::delete);
+				leaseNames(deleted).forEach(this.foreignWriter::delete);
+				if (this.pods != null) {
+					// For life, nobody may take over while the leader's Pod lives: the cut ends after
+					// its time, and the fault once the leader has seen the deletion and created its
+					// locks again.
+					List<String> leases = leaseNames(deleted);
+					yield new Injection(kind, "of " + deleted + " " + on + ", cut " + cut.toMillis() + " ms, held "
+							+ "until it created them again", target, cut, target.link()::restore)
+						.healedThenHeldUntil(() -> this.storedLeases.containsAll(leases));
+				}
 				yield new Injection(kind, "of all " + on + ", cut " + cut.toMillis() + " ms and until a successor "
 						+ "leads each", target, cut, target.link()::restore)
 					.until(() -> led.stream().allMatch((election) -> ledByAnotherThan(target, election)));
@@ -384,7 +457,84 @@ final class ChaosRun {
 						}).repeating(() -> leases.forEach(this.foreignWriter::editMetadata), every);
 			}
 			case PREFERRED_HOLDER -> preferredHolder(target, draws, led, on);
+			case EVICTION -> {
+				Duration down = millisBetween(draws, 100, 1000);
+				target.link().blackHole();
+				stopProcess(target, false);
+				this.pods.evict(target);
+				yield new Injection(kind, on + ", cut off, killed, Pod Failed, down " + down.toMillis() + " ms"
+						+ nextPod(either), target, down, () -> {
+							target.link().restore();
+							startProcess(target, either);
+						});
+			}
+			case CONTAINER_RESTART -> {
+				Duration down = millisBetween(draws, 100, 1000);
+				stopProcess(target, false);
+				yield new Injection(kind, on + ", down " + down.toMillis() + " ms, same Pod", target, down,
+						() -> startProcess(target, true));
+			}
 		};
+	}
+
+	/**
+	 * For life, waits until every running process has seen the target hold each of the
+	 * elections (or the target no longer leads it), for up to {@link ChaosSettings#RECOVERY_TIMEOUT},
+	 * and returns those it still leads and every process saw it hold: a lock is deleted only once
+	 * no process can take its absence for a lock never created (see
+	 * {@link FaultMix#deletesLocksOnlyOnceSeen()}). Otherwise, the elections as given.
+	 */
+	private List<String> seenHeldByAll(ReplicaSlot target, List<String> elections) {
+		if (!this.mix.deletesLocksOnlyOnceSeen() || elections.isEmpty()) {
+			return elections;
+		}
+		Candidate leader = this.processes.get(target).candidate;
+		Predicate<String> seenByAll = (election) -> leader.isLeader(election) && this.processes.values()
+			.stream()
+			.allMatch((process) -> leader.identity().equals(process.candidate.holderSeen(election)));
+		try {
+			await().atMost(ChaosSettings.RECOVERY_TIMEOUT)
+				.pollInSameThread()
+				.pollInterval(Duration.ofMillis(5))
+				.until(() -> elections.stream()
+					.allMatch((election) -> !leader.isLeader(election) || seenByAll.test(election)));
+		}
+		catch (ConditionTimeoutException ex) {
+			// deletes those seen by all, and leaves the others
+		}
+		List<String> seen = elections.stream().filter(seenByAll).toList();
+		if (seen.size() < elections.size()) {
+			logger.info("{}: of {} led by {}, only {} were seen held by every process", this.elector.name(),
+					elections, leader.identity(), seen);
+		}
+		return seen;
+	}
+
+	/** A Lease version as the debug log tells it. */
+	private static String describe(Lease stored) {
+		return " holder " + stored.getSpec().getHolderIdentity() + ", uid " + stored.getMetadata().getUid()
+				+ ", resourceVersion " + stored.getMetadata().getResourceVersion() + ", owners "
+				+ stored.getMetadata()
+					.getOwnerReferences()
+					.stream()
+					.map((owner) -> owner.getName() + " (uid " + owner.getUid() + ")")
+					.toList();
+	}
+
+	/** For life, the Pod the replica's process runs in; {@code null} when none. */
+	private String podOf(ReplicaSlot slot) {
+		Process process = this.processes.get(slot);
+		return (process != null) ? process.candidate.identity() : null;
+	}
+
+	/** For life, when the garbage collector deletes the locks of a deleted Pod; nothing otherwise. */
+	private String collection(boolean now) {
+		return (this.pods == null) ? "" : now ? ", locks collected at once" : ", locks collected later";
+	}
+
+	/** For life, how the next Pod of a replica is named; nothing otherwise. */
+	private String nextPod(boolean sameName) {
+		return (this.pods == null) ? "" : sameName ? ", then a new Pod of that name" : ", then a new Pod";
 	}
 
 	/**
@@ -406,9 +556,12 @@ final class ChaosRun {
 		String job = (running ? "a " : "no (the gate closed first) ") + length.toMillis() + " ms opaque job of "
 				+ election;
 		if (stop) {
-			stopProcess(target, true);
+			boolean collectNow = draws.nextBoolean();
+			stopReplica(target, true, collectNow);
+			boolean sameName = draws.nextBoolean();
 			return new Injection(FaultKind.DRAIN_TIMEOUT, "graceful stop during " + job + " " + on + ", down "
-					+ down.toMillis() + " ms", target, down, () -> startProcess(target));
+					+ down.toMillis() + " ms" + collection(collectNow) + nextPod(sameName), target, down,
+					() -> startProcess(target, sameName));
 		}
 		process.candidate.stepDown(election, false);
 		return new Injection(FaultKind.DRAIN_TIMEOUT, "step-down during " + job + " " + on, target, length, () -> {
@@ -448,9 +601,34 @@ final class ChaosRun {
 		}
 	}
 
-	private void startProcess(ReplicaSlot slot) {
-		String identity = slot.nextIdentity(this.elector.identityPrefix());
-		startProcess(slot, identity, identity);
+	/**
+	 * Starts a new process in the replica. For life, in the Pod it runs in, or, when that is gone,
+	 * in a new Pod.
+	 * @param samePodName for life, whether a new Pod takes the name of the one before
+	 */
+	private void startProcess(ReplicaSlot slot, boolean samePodName) {
+		if (this.pods != null) {
+			String pod = this.pods.podFor(slot, samePodName);
+			for (int attempt = 1;; attempt++) {
+				try {
+					startProcess(slot, pod, pod + "/" + slot.nextProcess());
+					return;
+				}
+				catch (ForLifePodException ex) {
+					// the process could not read its Pod, and exits: the kubelet starts it again
+					if (attempt == CONTAINER_STARTS) {
+						throw ex;
+					}
+					logger.info("{}: a process in Pod {} could not start, started again: {}", this.elector.name(), pod,
+							ex.getMessage());
+					idle(ChaosSettings.RETRY_PERIOD);
+				}
+			}
+		}
+		else {
+			String identity = slot.nextIdentity(this.elector.identityPrefix());
+			startProcess(slot, identity, identity);
+		}
 	}
 
 	private void startProcess(ReplicaSlot slot, String identity, String name) {
@@ -475,6 +653,19 @@ final class ChaosRun {
 		}
 		else {
 			process.kill();
+		}
+	}
+
+	/**
+	 * Stops the replica's process, and, for life, deletes its Pod once it has stopped, as
+	 * Kubernetes does on a rollout, a scale-down or a Pod deleted with its Node.
+	 * @param collectNow for life, whether the garbage collector deletes the Pod's locks at once,
+	 * or at its next round, up to a quarter of a second later
+	 */
+	private void stopReplica(ReplicaSlot slot, boolean gracefully, boolean collectNow) {
+		stopProcess(slot, gracefully);
+		if (this.pods != null) {
+			this.pods.delete(slot, collectNow);
 		}
 	}
 
@@ -622,6 +813,11 @@ final class ChaosRun {
 
 		private final Runnable heal;
 
+		private boolean healed;
+
+		/** Whether it is healed at the end of its duration, though held beyond it, until its condition holds. */
+		private boolean healedAtItsTime;
+
 		private BooleanSupplier until = () -> true;
 
 		private Runnable repeat;
@@ -653,6 +849,27 @@ final class ChaosRun {
 		Injection until(BooleanSupplier condition) {
 			this.until = condition;
 			return this;
+		}
+
+		/**
+		 * Is healed at the end of its duration, but lasts, as a fault held, until the condition
+		 * holds, or at most {@link ChaosSettings#RECOVERY_TIMEOUT}: until what it set off is over.
+		 */
+		Injection healedThenHeldUntil(BooleanSupplier condition) {
+			this.healedAtItsTime = true;
+			return until(condition);
+		}
+
+		/** Whether it is to be healed now, before it is over. */
+		boolean healedAtItsTime(long now) {
+			return this.healedAtItsTime && !this.healed && now - this.startedAt - this.duration.toNanos() >= 0;
+		}
+
+		void healOnce() {
+			if (!this.healed) {
+				this.healed = true;
+				this.heal.run();
+			}
 		}
 
 		boolean over(long now) {

@@ -13,7 +13,8 @@ import io.leaderelection.engine.ElectionSettings;
  * @param seed seeds the choice of every fault, its target and its duration
  * @param replicas how many replicas campaign
  * @param elections how many elections (each its own Lease) every replica campaigns in
- * @param transitions the run ends once this many leadership transitions happened...
+ * @param transitions the run ends once this many leadership transitions happened and every kind
+ * of fault of its mix was injected...
  * @param timeLimit ...or once it has run this long
  */
 record ChaosSettings(long seed, int replicas, int elections, int transitions, Duration timeLimit) {

@@ -10,6 +10,15 @@ interface Elector {
 	String identityPrefix();
 
 	/**
+	 * Whether it elects leaders for life: each process then runs in a Pod that owns its lock, the
+	 * run plays Kubernetes around the Pods, the identity a process is started with is its Pod's
+	 * name, and the run injects {@link FaultMix#FOR_LIFE}.
+	 */
+	default boolean forLife() {
+		return false;
+	}
+
+	/**
 	 * Starts a new process in the replica that campaigns in every election of the run and
 	 * records its leadership in the history.
 	 * @param identity the identity the process campaigns with; two processes may be given one

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionRuntime;
+import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderCalls;
 import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.RevocationCause;
@@ -24,23 +25,53 @@ import io.leaderelection.kubernetes.KubernetesLeaseStores;
  * the leader-only calls registered with {@link LeaderCalls} as the {@code @LeaderOnly}
  * interceptor registers them, drained for up to {@link ChaosSettings#DRAIN_TIMEOUT}. Terms are
  * recorded with the gate times the engine reports to its listeners.
+ * <p>
+ * It campaigns on renewed Leases, or, {@link #forLife()}, leader-for-life: every election of
+ * the run is then configured with {@link ElectionSettings#forLife}, the identity a process is
+ * started with being the name of the Pod it runs in, which the run created before.
  */
 final class EngineElector implements Elector {
 
+	private final boolean forLife;
+
+	/** On renewed Leases. */
+	EngineElector() {
+		this(false);
+	}
+
+	private EngineElector(boolean forLife) {
+		this.forLife = forLife;
+	}
+
+	/** Leader-for-life: each process in a Pod, holding locks its Pod owns. */
+	static EngineElector forLifeElector() {
+		return new EngineElector(true);
+	}
+
 	@Override
 	public String name() {
-		return "this project";
+		return this.forLife ? "this project, for life" : "this project";
 	}
 
 	@Override
 	public String identityPrefix() {
-		return "ours";
+		return this.forLife ? "life" : "ours";
+	}
+
+	@Override
+	public boolean forLife() {
+		return this.forLife;
 	}
 
 	@Override
 	public Candidate start(ReplicaSlot slot, String identity, String process, ChaosSettings settings,
 			LeadershipHistory history, long seed) {
-		return new EngineCandidate(slot, identity, process, settings, history, seed);
+		List<ElectionSettings> elections = settings.electionSettings();
+		if (this.forLife) {
+			ElectionSettings.ForLife inPod = new ElectionSettings.ForLife(identity, null);
+			elections = elections.stream().map((election) -> election.forLife(inPod)).toList();
+		}
+		return new EngineCandidate(slot, identity, process, elections, history, seed);
 	}
 
 	private static final class EngineCandidate implements Candidate {
@@ -69,12 +100,12 @@ final class EngineElector implements Elector {
 		/** When the process was killed, on the engine's monotonic clock; {@link #NOT_KILLED} before. */
 		private volatile long killedAt = NOT_KILLED;
 
-		private EngineCandidate(ReplicaSlot slot, String identity, String process, ChaosSettings settings,
+		private EngineCandidate(ReplicaSlot slot, String identity, String process, List<ElectionSettings> elections,
 				LeadershipHistory history, long seed) {
 			this.identity = identity;
 			this.process = process;
 			this.history = history;
-			this.elections = settings.electionNames();
+			this.elections = elections.stream().map(ElectionSettings::name).toList();
 			this.client = new KubernetesClientBuilder()
 				.withConfig(ChaosApiServer.config(slot.link().port(), slot.name()).build())
 				.build();
@@ -82,10 +113,17 @@ final class EngineElector implements Elector {
 			ElectionRuntime runtime = new ElectionRuntime(slot.pause().pausing(production.scheduler()),
 					production.monotonicClock(), slot.wallClock(),
 					slot.pause().pausing(production.callbackExecutor()), new Random(seed));
-			this.engine = new ElectionEngine(this.identity, settings.electionSettings(),
+			this.engine = new ElectionEngine(this.identity, elections,
 					new KubernetesLeaseStores(this.client, slot.pause().pausing(this.threads.blockingCalls())), runtime,
 					List.of(new Recorder(), new Yielder()), this.calls, ChaosSettings.DRAIN_TIMEOUT);
-			this.engine.start();
+			try {
+				this.engine.start();
+			}
+			catch (RuntimeException ex) {
+				// for life, the Pod could not be read: the process exits, as its container would
+				close();
+				throw ex;
+			}
 		}
 
 		@Override
@@ -102,6 +140,11 @@ final class EngineElector implements Elector {
 		@Override
 		public boolean isLeader(String election) {
 			return this.engine.isLeader(election);
+		}
+
+		@Override
+		public String holderSeen(String election) {
+			return this.engine.status(election).holderIdentity();
 		}
 
 		@Override

@@ -73,7 +73,20 @@ enum FaultKind {
 	 * A foreign writer names another live candidate in {@code spec.preferredHolder} (and sets
 	 * {@code spec.strategy}) of the leader's Leases, as KEP-4355's coordinated election does.
 	 */
-	PREFERRED_HOLDER("preferredHolder set");
+	PREFERRED_HOLDER("preferredHolder set"),
+
+	/**
+	 * For-life only: the leader's Pod is evicted while its process is cut off from the API
+	 * server. Its containers are killed and the kubelet reports the phase {@code Failed}; the Pod
+	 * stays in the API, so the garbage collector never deletes its lock. A new Pod replaces it.
+	 */
+	EVICTION("eviction"),
+
+	/**
+	 * For-life only: a replica's process dies and the kubelet starts its container again in the
+	 * same Pod (same name, same uid): the new process must lead on with the lock it finds.
+	 */
+	CONTAINER_RESTART("container restart");
 
 	private final String label;
 

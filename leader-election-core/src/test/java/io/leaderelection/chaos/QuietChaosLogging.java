@@ -32,12 +32,27 @@ import org.slf4j.LoggerFactory;
 				"io.leaderelection.chaos", Level.INFO, "io.leaderelection", Level.ERROR, "io.fabric8", Level.OFF,
 				"org.netcrusher", Level.OFF, "io.vertx", Level.OFF, "io.netty", Level.OFF);
 
+		/**
+		 * Set to a level, e.g. {@code INFO}, to see the electors' own log of a run; {@code DEBUG}
+		 * also logs every Lease version the API server stores.
+		 */
+		static final String ENGINE_LOG_PROPERTY = "chaos.engineLog";
+
 		private final Map<String, Level> previous = new LinkedHashMap<>();
 
 		@Override
 		public void beforeAll(ExtensionContext context) {
 			LoggerContext loggers = (LoggerContext) LoggerFactory.getILoggerFactory();
-			QUIET.forEach((name, level) -> {
+			Map<String, Level> levels = new LinkedHashMap<>(QUIET);
+			String engineLog = System.getProperty(ENGINE_LOG_PROPERTY);
+			if (engineLog != null) {
+				Level level = Level.toLevel(engineLog, Level.ERROR);
+				levels.put("io.leaderelection", level);
+				if (!level.isGreaterOrEqual(Level.INFO)) {
+					levels.put("io.leaderelection.chaos", level);
+				}
+			}
+			levels.forEach((name, level) -> {
 				this.previous.put(name, loggers.getLogger(name).getLevel());
 				loggers.getLogger(name).setLevel(level);
 			});

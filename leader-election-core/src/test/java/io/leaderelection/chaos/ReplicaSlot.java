@@ -9,7 +9,8 @@ import java.time.ZoneOffset;
 /**
  * One replica of the application, like a pod of a StatefulSet: it outlives the processes that
  * run in it. Each process started in it gets a new identity; the network link, the clock and
- * the pauses belong to the replica.
+ * the pauses belong to the replica. For life, it is rather a replica of a StatefulSet or a
+ * Deployment: it outlives the Pods its processes run in, one after the other (see {@link Pods}).
  */
 final class ReplicaSlot implements AutoCloseable {
 
@@ -42,7 +43,12 @@ final class ReplicaSlot implements AutoCloseable {
 
 	/** The identity of the next process started in this replica. */
 	String nextIdentity(String elector) {
-		return elector + "-" + this.name + "-" + (++this.processes);
+		return elector + "-" + this.name + "-" + nextProcess();
+	}
+
+	/** The number of the next process started in this replica: 1 for the first. */
+	int nextProcess() {
+		return ++this.processes;
 	}
 
 	/** How far this replica's wall clock is from the true time. */

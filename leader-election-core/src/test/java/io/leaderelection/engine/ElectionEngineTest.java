@@ -405,6 +405,19 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void aFollowerHandlesWatchEventsInTheOrderTheyCameWhicheverThreadsRunThem() {
+		leader("a");
+		Replica b = follower(replica("b"));
+		this.time.runSimultaneousTasksLastFirst();
+
+		this.leases.delete();
+		this.leases.edit((none) -> LeaseRecord.of("c", 15, wallNow(), wallNow(), 0));
+		this.time.runDue();
+
+		assertThat(b.engine.status("default").holderIdentity()).isEqualTo("c");
+	}
+
+	@Test
 	void aForLifeLockNeverExpiresForALeaseModeCandidateWhichTakesItOverALeaseDurationAfterItIsDeleted() {
 		this.leases.edit((none) -> LeaseRecord.of("orders-0", LeaseRecord.FOR_LIFE_LEASE_DURATION_SECONDS, wallNow(),
 				wallNow(), 2));
@@ -822,6 +835,20 @@ class ElectionEngineTest {
 		assertThat(second.events).isEmpty();
 		assertThat(second.engine.health("default").identityConflict())
 			.startsWith("another process writes Lease test/lease as 'a'");
+	}
+
+	@Test
+	void ofTwoProcessesOfOneIdentityClaimingTheSameMicrosecondTheRefusedOneNeverTakesTheOthersWriteForItsOwn() {
+		Replica a = leader("a");
+		Replica first = follower(replica("b", "b-first-process", Duration.ZERO));
+		Replica second = follower(replica("b", "b-second-process", Duration.ZERO));
+
+		a.engine.stepDown("default");
+		for (int step = 0; step < 60_000; step++) {
+			this.time.advance(Duration.ofMillis(1));
+			assertThat(first.engine.isLeader() && second.engine.isLeader()).as("both lead at step %d", step).isFalse();
+		}
+		assertThat(first.engine.isLeader() || second.engine.isLeader()).isTrue();
 	}
 
 	@Test

@@ -21,6 +21,8 @@ final class VirtualTime implements MonotonicClock, ElectionScheduler {
 
 	private long sequence;
 
+	private boolean lastFirst;
+
 	@Override
 	public long nanoTime() {
 		return this.now;
@@ -28,7 +30,8 @@ final class VirtualTime implements MonotonicClock, ElectionScheduler {
 
 	@Override
 	public Cancellable schedule(Runnable task, long delayNanos) {
-		Task scheduled = new Task(this.now + Math.max(0, delayNanos), this.sequence++, task);
+		long order = this.sequence++;
+		Task scheduled = new Task(this.now + Math.max(0, delayNanos), this.lastFirst ? -order : order, task);
 		this.tasks.add(scheduled);
 		return () -> scheduled.cancelled = true;
 	}
@@ -48,6 +51,14 @@ final class VirtualTime implements MonotonicClock, ElectionScheduler {
 			}
 		}
 		this.now = Math.max(this.now, target);
+	}
+
+	/**
+	 * From now on, of tasks due at the same moment the one scheduled last runs first, as a
+	 * scheduler with several threads may run them.
+	 */
+	void runSimultaneousTasksLastFirst() {
+		this.lastFirst = true;
 	}
 
 	/** Moves the clock without running anything, as if every thread of the scheduler were paused. */

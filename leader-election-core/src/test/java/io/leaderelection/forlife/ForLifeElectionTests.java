@@ -84,12 +84,8 @@ class ForLifeElectionTests {
 
 	@Test
 	void aFollowerTakesOverOnceThePodIsDeletedAndItsLockCollected() {
-		this.cluster.runPod("pod-a");
-		this.cluster.runPod("pod-b");
-		ForLifeReplica a = replica("pod-a");
-		await().atMost(WAIT).until(a::isLeader);
-		ForLifeReplica b = replica("pod-b");
-		await().atMost(WAIT).until(() -> "pod-a".equals(b.status().holderIdentity()));
+		ForLifeReplica a = leader("pod-a");
+		ForLifeReplica b = followerOf(a, "pod-b");
 
 		a.crash();
 		assertThat(b.isLeader()).isFalse();
@@ -103,12 +99,8 @@ class ForLifeElectionTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "Failed", "Succeeded" })
 	void aFollowerReplacesTheLockOfAPodThatEndedForGood(String phase) {
-		this.cluster.runPod("pod-a");
-		this.cluster.runPod("pod-b");
-		ForLifeReplica a = replica("pod-a");
-		await().atMost(WAIT).until(a::isLeader);
-		ForLifeReplica b = replica("pod-b");
-		await().atMost(WAIT).until(() -> "pod-a".equals(b.status().holderIdentity()));
+		ForLifeReplica a = leader("pod-a");
+		ForLifeReplica b = followerOf(a, "pod-b");
 		a.crash();
 
 		this.cluster.setPhase("pod-a", phase);
@@ -121,12 +113,8 @@ class ForLifeElectionTests {
 
 	@Test
 	void aFollowerWaitsOutTheGracePeriodOfAPodMarkedForDeletionOnItsOwnClock() {
-		this.cluster.runPod("pod-a");
-		this.cluster.runPod("pod-b");
-		ForLifeReplica a = replica("pod-a");
-		await().atMost(WAIT).until(a::isLeader);
-		ForLifeReplica b = replica("pod-b");
-		await().atMost(WAIT).until(() -> "pod-a".equals(b.status().holderIdentity()));
+		ForLifeReplica a = leader("pod-a");
+		ForLifeReplica b = followerOf(a, "pod-b");
 		a.crash();
 
 		long marked = System.nanoTime();
@@ -138,12 +126,8 @@ class ForLifeElectionTests {
 
 	@Test
 	void aRestartedContainerOfTheSamePodContinuesAsLeaderWithAHigherToken() {
-		this.cluster.runPod("pod-a");
-		this.cluster.runPod("pod-b");
-		ForLifeReplica first = replica("pod-a");
-		await().atMost(WAIT).until(first::isLeader);
-		ForLifeReplica b = replica("pod-b");
-		await().atMost(WAIT).until(() -> "pod-a".equals(b.status().holderIdentity()));
+		ForLifeReplica first = leader("pod-a");
+		ForLifeReplica b = followerOf(first, "pod-b");
 		String lockUid = this.cluster.lock().getMetadata().getUid();
 		first.crash();
 
@@ -179,15 +163,9 @@ class ForLifeElectionTests {
 
 	@Test
 	void ofTwoFollowersReplacingADeadOwnersLockOneWins() {
-		this.cluster.runPod("pod-a");
-		this.cluster.runPod("pod-b");
-		this.cluster.runPod("pod-c");
-		ForLifeReplica a = replica("pod-a");
-		await().atMost(WAIT).until(a::isLeader);
-		ForLifeReplica b = replica("pod-b");
-		ForLifeReplica c = replica("pod-c");
-		await().atMost(WAIT)
-			.until(() -> "pod-a".equals(b.status().holderIdentity()) && "pod-a".equals(c.status().holderIdentity()));
+		ForLifeReplica a = leader("pod-a");
+		ForLifeReplica b = followerOf(a, "pod-b");
+		ForLifeReplica c = followerOf(a, "pod-c");
 		a.crash();
 		this.lockWrites.clear();
 
@@ -255,12 +233,8 @@ class ForLifeElectionTests {
 
 	@Test
 	void stepDownDeletesTheLockAfterTheDrainAndAFollowerTakesOverAtOnce() {
-		this.cluster.runPod("pod-a");
-		this.cluster.runPod("pod-b");
-		ForLifeReplica a = replica("pod-a");
-		await().atMost(WAIT).until(a::isLeader);
-		ForLifeReplica b = replica("pod-b");
-		await().atMost(WAIT).until(() -> "pod-a".equals(b.status().holderIdentity()));
+		ForLifeReplica a = leader("pod-a");
+		ForLifeReplica b = followerOf(a, "pod-b");
 
 		StepDown stepDown = a.engine().stepDown(ForLifeReplica.ELECTION, WAIT);
 
@@ -273,9 +247,7 @@ class ForLifeElectionTests {
 
 	@Test
 	void shutdownWithReleaseDeletesTheLock() {
-		this.cluster.runPod("pod-a");
-		ForLifeReplica a = replica("pod-a");
-		await().atMost(WAIT).until(a::isLeader);
+		ForLifeReplica a = leader("pod-a");
 
 		a.stopReleasing().join();
 
@@ -285,9 +257,7 @@ class ForLifeElectionTests {
 
 	@Test
 	void theLeaderClosesItsGateWhenItsLockIsDeletedUnderIt() {
-		this.cluster.runPod("pod-a");
-		ForLifeReplica a = replica("pod-a");
-		await().atMost(WAIT).until(a::isLeader);
+		ForLifeReplica a = leader("pod-a");
 
 		this.cluster.client().leases().inNamespace(ForLifeReplica.NAMESPACE).withName(ForLifeReplica.LEASE).delete();
 
@@ -299,12 +269,8 @@ class ForLifeElectionTests {
 
 	@Test
 	void followersDoNotTakeOverALockDeletedByHandWhileItsPodLives() {
-		this.cluster.runPod("pod-a");
-		this.cluster.runPod("pod-b");
-		ForLifeReplica a = replica("pod-a");
-		await().atMost(WAIT).until(a::isLeader);
-		ForLifeReplica b = replica("pod-b");
-		await().atMost(WAIT).until(() -> "pod-a".equals(b.status().holderIdentity()));
+		ForLifeReplica a = leader("pod-a");
+		ForLifeReplica b = followerOf(a, "pod-b");
 		// as a leader cut off from the API server: its process may run on, so its gate may be open
 		a.crash();
 
@@ -363,6 +329,23 @@ class ForLifeElectionTests {
 			.hasMessageContaining("'get' on 'pods' in namespace 'team-a'")
 			.hasMessageContaining("'delete' on 'leases'");
 		assertThat(this.cluster.lock()).isNull();
+	}
+
+	/** A replica in a new Pod that leads, the first of its election. */
+	private ForLifeReplica leader(String podName) {
+		this.cluster.runPod(podName);
+		ForLifeReplica leader = replica(podName);
+		await().atMost(WAIT).until(leader::isLeader);
+		return leader;
+	}
+
+	/** A replica in a new Pod that has seen the leader's lock. */
+	private ForLifeReplica followerOf(ForLifeReplica leader, String podName) {
+		this.cluster.runPod(podName);
+		ForLifeReplica follower = replica(podName);
+		String leaderPod = leader.status().holderIdentity();
+		await().atMost(WAIT).until(() -> leaderPod.equals(follower.status().holderIdentity()));
+		return follower;
 	}
 
 	private ForLifeReplica replica(String podName) {
