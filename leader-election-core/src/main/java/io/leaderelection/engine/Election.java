@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -749,7 +750,7 @@ final class Election {
 
 	/** A leader's tick for life: nothing to renew; read the lock only while no watch tells of its changes. */
 	private void checkLockWhileLeading(long now, long sequence) {
-		if (this.watchListener == null) {
+		if (this.running && this.watchListener == null) {
 			watchFrom(this.lastSeen, now);
 		}
 		if (this.watch != null && this.watchOpen) {
@@ -956,22 +957,32 @@ final class Election {
 
 		@Override
 		public void opened() {
-			this.events.execute(() -> watchOpened(this));
+			tell(() -> watchOpened(this));
 		}
 
 		@Override
 		public void changed(LeaseRecord record) {
-			this.events.execute(() -> watched(this, record));
+			tell(() -> watched(this, record));
 		}
 
 		@Override
 		public void deleted(LeaseRecord lastVersion) {
-			this.events.execute(() -> watchedDeletion(this, lastVersion));
+			tell(() -> watchedDeletion(this, lastVersion));
 		}
 
 		@Override
 		public void ended(Throwable cause) {
-			this.events.execute(() -> watchEnded(this, cause));
+			tell(() -> watchEnded(this, cause));
+		}
+
+		/** An event that comes as the watch closes, once the engine's threads are gone, is of no use. */
+		private void tell(Runnable event) {
+			try {
+				this.events.execute(event);
+			}
+			catch (RejectedExecutionException ex) {
+				logger.debug("Election '{}' has stopped: a watch event is dropped", Election.this.settings.name());
+			}
 		}
 
 	}
@@ -1127,6 +1138,7 @@ final class Election {
 		}
 		else {
 			abandonAttempts();
+			stopWatching();
 		}
 	}
 
@@ -1347,11 +1359,14 @@ final class Election {
 		}
 	}
 
-	/** No term is held any more: renewals stop. */
+	/** No term is held any more: renewals stop, and, once stopped, every watch. */
 	private void dropTerm() {
 		this.term = null;
 		this.ownWrites.termEnded();
 		abandonAttempts();
+		if (!this.running) {
+			stopWatching();
+		}
 	}
 
 	private List<String> callsUnderWay() {

@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * restart, a step-down, a deletion of its lock), not by what only delays it, so sixteen
  * elections give the transitions a short run needs within its budget. The short for-life run,
  * part of every build, goes on until every kind of its mix was injected and 50 transitions
- * (about 30 s, 50 to 70 transitions); the long one,
+ * (about 30 s, 50 to 70 transitions; it fails after two minutes); the long one,
  * {@code -Dtest='LeaderElectionChaosTest#longForLifeRun' -Dchaos.long=true}, until 1,000
  * transitions ({@code -Dchaos.forLife.transitions}), and writes
  * {@code target/chaos-report-for-life.md}. {@code -Dchaos.engineLog=INFO} (or {@code DEBUG}, which
@@ -59,8 +59,11 @@ class LeaderElectionChaosTest {
 	/** A little under what the run reaches once it has injected every kind of its mix (51 to 67 here). */
 	private static final int FOR_LIFE_SHORT_TRANSITIONS = 50;
 
-	/** CI's budget: the run takes about 30 s here, and fails if it has not done its part within 40. */
-	private static final Duration FOR_LIFE_SHORT_TIME_LIMIT = Duration.ofSeconds(40);
+	/**
+	 * The run takes about 30 s here; on a loaded machine it may take longer, and only a run that
+	 * has not done its part within two minutes fails.
+	 */
+	private static final Duration FOR_LIFE_SHORT_TIME_LIMIT = Duration.ofMinutes(2);
 
 	@Test
 	void shortRunNeverOpensTwoGatesAtOnceOver200Transitions() {
