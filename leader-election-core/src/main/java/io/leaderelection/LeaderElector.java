@@ -3,6 +3,7 @@ package io.leaderelection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Takes part in every configured election on behalf of this application instance and tells
@@ -26,10 +27,41 @@ public interface LeaderElector {
 	}
 
 	/**
-	 * Whether this instance leads the given election right now.
-	 * @throws UnknownElectionException if no election of that name is configured
+	 * Whether this instance leads the given election right now. A shard is an election of its
+	 * own, named as {@link Shard#name()} tells; a sharded election is led shard by shard, so its
+	 * own name is answered by {@link #owns} and {@link #ownedShards}, not here.
+	 * @throws UnknownElectionException if no election of that name is configured, or it is sharded
 	 */
 	boolean isLeader(String election);
+
+	/**
+	 * Whether this instance leads the shard of the given election that the key belongs to, right
+	 * now: the same time-bounded gate as {@link #isLeader(String)}, on that shard. For an election
+	 * that is not sharded, whether this instance leads it.
+	 * @throws UnknownElectionException if no election of that name is configured
+	 */
+	default boolean owns(String election, String key) {
+		return isLeader(election);
+	}
+
+	/**
+	 * The shard of the given election that the key belongs to, by {@link Shard#of(String, int)};
+	 * {@code 0} for an election that is not sharded.
+	 * @throws UnknownElectionException if no election of that name is configured
+	 */
+	default int shardOf(String election, String key) {
+		status(election);
+		return 0;
+	}
+
+	/**
+	 * The shards of the given election whose gates are open now; for an election that is not
+	 * sharded, {@code {0}} while this instance leads it.
+	 * @throws UnknownElectionException if no election of that name is configured
+	 */
+	default Set<Integer> ownedShards(String election) {
+		return isLeader(election) ? Set.of(0) : Set.of();
+	}
 
 	/**
 	 * A snapshot of the given election.

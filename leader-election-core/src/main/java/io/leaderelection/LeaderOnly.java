@@ -33,6 +33,14 @@ public @interface LeaderOnly {
 	/** The election whose leader runs the work; {@code default} when not set. */
 	String value() default LeaderElector.DEFAULT_ELECTION;
 
+	/**
+	 * For an election split into shards, the key whose shard must be led here for the call to
+	 * run: a SpEL expression over the method's arguments, by name ({@code #order.id}) or position
+	 * ({@code #p0}), whose value is turned into a string and mapped by {@link Shard#of(String, int)}.
+	 * Required on a sharded election, not allowed on one that is not; only on methods.
+	 */
+	String key() default "";
+
 	/** Whether a call on a replica that does not lead throws {@link NotLeaderException}. */
 	boolean throwIfNotLeader() default false;
 

@@ -24,10 +24,13 @@ import java.time.Instant;
  * @param mode how the election runs: {@value #LEASE_MODE} or {@value #FOR_LIFE_MODE}
  * @param ownerPod for life, the Pod owning the lock last seen, as {@code name (uid …)}; {@code null}
  * in lease mode or when no Pod owns it
+ * @param shard the shard this election is, {@code null} when it is not one of a sharded election's
+ * @param group the group of Leases this election is spread over replicas in, {@code null} when it
+ * is not balanced
  */
 public record LeaderStatus(String election, String namespace, String leaseName, boolean leader,
 		String holderIdentity, Instant acquireTime, Instant renewTime, Integer leaseTransitions, Long fencingToken,
-		String fencingTokenSource, String lastError, String mode, String ownerPod) {
+		String fencingTokenSource, String lastError, String mode, String ownerPod, Shard shard, Group group) {
 
 	/** The election campaigns on a Lease its leader renews. */
 	public static final String LEASE_MODE = "lease";
@@ -43,5 +46,21 @@ public record LeaderStatus(String election, String namespace, String leaseName, 
 	 * integers. It then restarts when the Lease is deleted and created again.
 	 */
 	public static final String LEASE_TRANSITIONS = "leaseTransitions";
+
+	/**
+	 * A group of Leases spread over the replicas campaigning in it, as this instance sees it.
+	 *
+	 * @param name the group's name: a sharded election's name, or {@value #ELECTIONS_GROUP} for the
+	 * application's balanced elections
+	 * @param leases how many Leases the group has
+	 * @param members how many replicas take part in it now, this one included
+	 * @param held how many of the group's Leases this instance holds
+	 */
+	public record Group(String name, int leases, int members, int held) {
+
+	}
+
+	/** The name of the group of the application's elections balanced by {@code leader.election.balance}. */
+	public static final String ELECTIONS_GROUP = "elections";
 
 }

@@ -17,6 +17,23 @@ public class UnknownElectionException extends IllegalArgumentException {
 		this.configuredElections = List.copyOf(configuredElections);
 	}
 
+	/**
+	 * The election is sharded: it is led shard by shard, each shard an election of its own.
+	 * @param shards the names of its shards
+	 */
+	public static UnknownElectionException sharded(String election, List<String> shards,
+			Collection<String> configuredElections) {
+		return new UnknownElectionException(election, configuredElections, "Leader election '" + election
+				+ "' is sharded into " + shards.size() + ": ask owns(election, key) or ownedShards(election), "
+				+ "or name one of its shards " + shards);
+	}
+
+	private UnknownElectionException(String election, Collection<String> configuredElections, String message) {
+		super(message);
+		this.election = election;
+		this.configuredElections = List.copyOf(configuredElections);
+	}
+
 	public String getElection() {
 		return this.election;
 	}

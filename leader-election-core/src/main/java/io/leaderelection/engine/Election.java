@@ -145,8 +145,8 @@ final class Election {
 	/** Why this follower last set out to take a for-life lock over, logged once per reason. */
 	private String lastTakeOverReason;
 
-	/** When the version in {@link #lastSeen} was first seen. */
-	private long observedAtNanos;
+	/** When the version in {@link #lastSeen} was first seen; read lock-free by the balancer. */
+	private volatile long observedAtNanos;
 
 	/** When the Lease was first seen missing, in the current stretch of absence; {@link #NEVER} when seen present. */
 	private long absentSinceNanos = NEVER;
@@ -179,8 +179,14 @@ final class Election {
 	/** The last version seen that names our identity but was not written by this process. */
 	private LeaseRecord foreignVersionNamingUs;
 
-	/** The claim on its way: its answer, not a watch event, decides what comes next. */
-	private Claim claim;
+	/**
+	 * The claim on its way: its answer, not a watch event, decides what comes next. Read
+	 * lock-free by the balancer.
+	 */
+	private volatile Claim claim;
+
+	/** Spreads this election's group over replicas; {@code null} when it is not balanced. */
+	private volatile Balancer balancer;
 
 	/** Complete once the last release of our own accord was answered, failed or given up. */
 	private CompletableFuture<Void> pendingRelease = CompletableFuture.completedFuture(null);
@@ -235,6 +241,28 @@ final class Election {
 		return this.settings;
 	}
 
+	void balancedBy(Balancer balancer) {
+		this.balancer = balancer;
+	}
+
+	/**
+	 * Who holds the Lease at the given moment as this replica sees it, for balancing: this
+	 * replica while it holds a term (also one being finished) or has a claim on its way; else the
+	 * holder last seen, unless the Lease was released, is missing, or has gone unchanged for its
+	 * lease duration. Reads lock-free.
+	 */
+	String holderAt(long now) {
+		if (this.term != null || this.claim != null) {
+			return this.identity;
+		}
+		LeaseRecord seen = this.lastSeen;
+		if (seen == null || !seen.hasHolder() || seen.looksReleased()
+				|| now - (this.observedAtNanos + expiryNanos(seen)) >= 0) {
+			return null;
+		}
+		return seen.holderIdentity();
+	}
+
 	/** The gate: a term held and open, its last successful write sent less than a renew deadline ago. */
 	boolean isLeader() {
 		Term held = this.term;
@@ -249,7 +277,8 @@ final class Election {
 				(seen != null && seen.hasHolder()) ? seen.holderIdentity() : null,
 				(seen != null) ? seen.acquireTime() : null, (seen != null) ? seen.renewTime() : null,
 				(seen != null) ? seen.leaseTransitions() : null, leader ? held.fencingToken() : null,
-				leader ? held.fencingTokenSource() : null, this.lastError, this.settings.mode(), lockOwner(seen));
+				leader ? held.fencingTokenSource() : null, this.lastError, this.settings.mode(), lockOwner(seen),
+				this.settings.shard(), (this.balancer != null) ? this.balancer.status() : null);
 	}
 
 	/** The Pod owning the for-life lock last seen; {@code null} in lease mode or when none. */
@@ -359,11 +388,23 @@ final class Election {
 	 * if it succeeds.
 	 */
 	synchronized StepDown stepDown() {
+		return giveUp(RevocationCause.STEPPED_DOWN);
+	}
+
+	/**
+	 * Gives up the term held as a step-down does, for a member of the group holding fewer of its
+	 * Leases to take it over.
+	 */
+	synchronized void handOver() {
+		giveUp(RevocationCause.HANDED_OVER);
+	}
+
+	private StepDown giveUp(RevocationCause cause) {
 		Term held = this.term;
 		if (held != null && held.gateOpen()) {
 			this.stayOutTransitions = held.acquired().transitions();
 			stayOut(this.drainTimeoutNanos + this.renewDeadlineNanos + this.leaseDurationNanos);
-			return finishTerm(RevocationCause.STEPPED_DOWN, true).describe();
+			return finishTerm(cause, true).describe();
 		}
 		if (held != null) {
 			return this.lastRelease.describe();
@@ -371,9 +412,24 @@ final class Election {
 		if (this.claim != null) {
 			this.stayOutTransitions = this.claim.transitions;
 			stayOut(this.renewDeadlineNanos + this.leaseDurationNanos);
-			return this.claim.giveBack(RevocationCause.STEPPED_DOWN, true).describe();
+			return this.claim.giveBack(cause, true).describe();
 		}
 		return notLeader();
+	}
+
+	/**
+	 * Decides again on what was last seen, without reading: the balancer found that this replica
+	 * may now be the one to claim a free Lease.
+	 */
+	synchronized void reconsider() {
+		// only on what a read or a watch told: a Lease never seen is not yet known to be missing
+		if (!this.running || this.term != null || this.claim != null || this.lockStore != null
+				|| (this.lastSeen == null && this.absentSinceNanos == NEVER)) {
+			return;
+		}
+		cancelNextAttempt();
+		this.attemptSequence++;
+		decide(now());
 	}
 
 	/**
@@ -589,8 +645,11 @@ final class Election {
 		if (seen == null) {
 			long untilMissingLongEnough = this.absentSinceNanos
 					+ Math.max(this.leaseDurationNanos, this.lastLeaseDurationSeenNanos) - now;
-			if (untilMissingLongEnough <= 0) {
+			if (untilMissingLongEnough <= 0 && mayClaim(now)) {
 				claim(null, nextTransitions());
+			}
+			else if (untilMissingLongEnough <= 0) {
+				waitForTurn();
 			}
 			else {
 				waitFor(Math.min(pollDelay(), untilMissingLongEnough));
@@ -607,15 +666,27 @@ final class Election {
 				grant(newTerm(seen, lostClaim.sentAtNanos()));
 				return;
 			}
-			if (this.ownWrites.claimableAtOnce(seen) || releasedForUs(seen)) {
+			if (this.ownWrites.claimableAtOnce(seen)) {
 				claim(seen, seen.transitions() + 1);
+				return;
+			}
+			if (releasedForUs(seen)) {
+				if (mayClaim(now)) {
+					claim(seen, seen.transitions() + 1);
+				}
+				else {
+					waitForTurn();
+				}
 				return;
 			}
 		}
 		long untilExpiry = this.observedAtNanos + expiryNanos(seen) - now;
-		if (untilExpiry <= 0) {
+		if (untilExpiry <= 0 && mayClaim(now)) {
 			endConflict("its last version naming '" + this.identity + "' expired");
 			claim(seen, seen.transitions() + 1);
+		}
+		else if (untilExpiry <= 0) {
+			waitForTurn();
 		}
 		else {
 			waitFor(Math.min(pollDelay(), untilExpiry));
@@ -823,6 +894,21 @@ final class Election {
 		return seen.hasHolder() ? holders : Math.max(holders, this.leaseDurationNanos);
 	}
 
+	/** Whether balancing lets this replica claim the free Lease now; always, when it is not balanced. */
+	private boolean mayClaim(long now) {
+		Balancer balancing = this.balancer;
+		return balancing == null || balancing.mayClaim(this, now);
+	}
+
+	/**
+	 * The Lease is free, and another member of its group is to claim it: read again after a
+	 * retry period unless a watch tells of changes; the balancer wakes this election when its
+	 * turn comes.
+	 */
+	private void waitForTurn() {
+		waitFor(Math.min(pollDelay(), this.leaseDurationNanos));
+	}
+
 	/** The Lease was read (or sent) and nothing can be claimed yet: the attempt succeeded. */
 	private void waitFor(long delayNanos) {
 		succeeded();
@@ -896,12 +982,20 @@ final class Election {
 		else {
 			observeAbsent(now);
 		}
+		tellBalancer();
 		if (this.claim != null) {
 			return;
 		}
 		cancelNextAttempt();
 		this.attemptSequence++;
 		decide(now);
+	}
+
+	private void tellBalancer() {
+		Balancer balancing = this.balancer;
+		if (balancing != null) {
+			balancing.leaseChanged();
+		}
 	}
 
 	/**
@@ -1090,6 +1184,7 @@ final class Election {
 				this.settings.name(), this.store.describe(), won.fencingToken(), won.fencingTokenSource());
 		this.workLane.execute(this::startWork);
 		this.listener.granted(this.settings.name(), won.fencingToken(), now);
+		tellBalancer();
 		scheduleAttempt(won.lastRenewStartNanos() + this.retryPeriodNanos - now);
 	}
 
@@ -1133,6 +1228,7 @@ final class Election {
 		}
 		this.term = null;
 		this.ownWrites.termEnded();
+		tellBalancer();
 		if (this.running) {
 			scheduleAttempt(retryDelayNanos);
 		}
@@ -1363,6 +1459,7 @@ final class Election {
 	private void dropTerm() {
 		this.term = null;
 		this.ownWrites.termEnded();
+		tellBalancer();
 		abandonAttempts();
 		if (!this.running) {
 			stopWatching();

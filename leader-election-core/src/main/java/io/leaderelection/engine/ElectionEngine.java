@@ -6,6 +6,8 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -16,6 +18,7 @@ import java.util.function.Consumer;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.Shard;
 import io.leaderelection.StepDown;
 import io.leaderelection.UnknownElectionException;
 import org.slf4j.Logger;
@@ -38,6 +41,11 @@ public final class ElectionEngine implements LeaderElector {
 	private final Duration drainTimeout;
 
 	private final Map<String, Election> elections = new LinkedHashMap<>();
+
+	/** The shards of each sharded election, in order of their index. */
+	private final Map<String, List<Election>> shards = new LinkedHashMap<>();
+
+	private final List<Balancer> balancers = new ArrayList<>();
 
 	/**
 	 * How long a release of our own accord waits for the leader work by default: Spring's default
@@ -73,6 +81,32 @@ public final class ElectionEngine implements LeaderElector {
 			if (this.elections.putIfAbsent(name, election) != null) {
 				throw new IllegalArgumentException("Election '" + name + "' is configured twice");
 			}
+			Shard shard = settings.shard();
+			if (shard != null) {
+				this.shards.computeIfAbsent(shard.election(), (ignored) -> new ArrayList<>()).add(election);
+			}
+		}
+		this.shards.forEach(this::checkShards);
+		Map<String, List<Election>> groups = new LinkedHashMap<>();
+		this.elections.values()
+			.stream()
+			.filter((election) -> election.settings().balanceGroup() != null)
+			.forEach((election) -> groups.computeIfAbsent(election.settings().balanceGroup(), (ignored) -> new ArrayList<>())
+				.add(election));
+		groups.forEach((group, members) -> this.balancers.add(new Balancer(group, identity, members,
+				stores.membership(members.get(0).settings().namespace()), runtime)));
+	}
+
+	private void checkShards(String election, List<Election> shards) {
+		if (this.elections.containsKey(election)) {
+			throw new IllegalArgumentException("Election '" + election + "' is configured both whole and sharded");
+		}
+		for (int index = 0; index < shards.size(); index++) {
+			Shard shard = shards.get(index).settings().shard();
+			if (shard.index() != index || shard.count() != shards.size()) {
+				throw new IllegalArgumentException("The shards of election '" + election + "' must be given in order, "
+						+ "each once: found " + shard.name() + " at position " + index);
+			}
 		}
 	}
 
@@ -85,6 +119,7 @@ public final class ElectionEngine implements LeaderElector {
 		this.elections.values().forEach(Election::readOwnPod);
 		this.work.acceptCalls();
 		this.elections.values().forEach(Election::start);
+		this.balancers.forEach(Balancer::start);
 	}
 
 	/**
@@ -94,6 +129,7 @@ public final class ElectionEngine implements LeaderElector {
 	 */
 	public CompletableFuture<Void> stop(boolean release) {
 		this.work.refuseCalls();
+		this.balancers.forEach(Balancer::stop);
 		List<CompletableFuture<Void>> releases = new ArrayList<>();
 		for (Election election : this.elections.values()) {
 			releases.add(election.stop(release));
@@ -155,6 +191,48 @@ public final class ElectionEngine implements LeaderElector {
 	}
 
 	@Override
+	public boolean owns(String election, String key) {
+		List<Election> sharded = this.shards.get(election);
+		if (sharded == null) {
+			return isLeader(election);
+		}
+		return sharded.get(Shard.of(key, sharded.size())).isLeader();
+	}
+
+	@Override
+	public int shardOf(String election, String key) {
+		List<Election> sharded = this.shards.get(election);
+		if (sharded == null) {
+			election(election);
+			return 0;
+		}
+		return Shard.of(key, sharded.size());
+	}
+
+	@Override
+	public Set<Integer> ownedShards(String election) {
+		List<Election> sharded = this.shards.get(election);
+		if (sharded == null) {
+			return isLeader(election) ? Set.of(0) : Set.of();
+		}
+		Set<Integer> owned = new TreeSet<>();
+		for (int index = 0; index < sharded.size(); index++) {
+			if (sharded.get(index).isLeader()) {
+				owned.add(index);
+			}
+		}
+		return owned;
+	}
+
+	/** The names of the shards of the given sharded election, in order; empty when it is not sharded. */
+	public List<String> shardNames(String election) {
+		return this.shards.getOrDefault(election, List.of())
+			.stream()
+			.map((shard) -> shard.settings().name())
+			.toList();
+	}
+
+	@Override
 	public LeaderStatus status(String election) {
 		return election(election).status();
 	}
@@ -192,6 +270,9 @@ public final class ElectionEngine implements LeaderElector {
 
 	private Election election(String name) {
 		Election election = this.elections.get(name);
+		if (election == null && this.shards.containsKey(name)) {
+			throw UnknownElectionException.sharded(name, shardNames(name), this.elections.keySet());
+		}
 		if (election == null) {
 			throw new UnknownElectionException(name, this.elections.keySet());
 		}

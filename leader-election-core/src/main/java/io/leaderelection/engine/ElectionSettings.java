@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.Shard;
 
 /**
  * The configuration of one election.
@@ -19,14 +20,18 @@ import io.leaderelection.LeaderStatus;
  * the renew deadline
  * @param forLife how the election runs leader-for-life; {@code null} when it campaigns on a renewed
  * Lease
+ * @param shard the shard of a sharded election this election is, its name being the shard's
+ * {@link Shard#name()}; {@code null} when it is not a shard
+ * @param balanceGroup the group of Leases this election's Lease is spread over replicas in, the
+ * same for every election of the group; {@code null} when it is not balanced
  */
 public record ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
-		Duration renewDeadline, Duration retryPeriod, ForLife forLife) {
+		Duration renewDeadline, Duration retryPeriod, ForLife forLife, Shard shard, String balanceGroup) {
 
 	/** An election on a renewed Lease. */
 	public ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
 			Duration renewDeadline, Duration retryPeriod) {
-		this(name, namespace, leaseName, leaseDuration, renewDeadline, retryPeriod, null);
+		this(name, namespace, leaseName, leaseDuration, renewDeadline, retryPeriod, null, null, null);
 	}
 
 	public ElectionSettings {
@@ -49,7 +54,24 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 	/** The same election run leader-for-life. */
 	public ElectionSettings forLife(ForLife forLife) {
 		return new ElectionSettings(this.name, this.namespace, this.leaseName, this.leaseDuration, this.renewDeadline,
-				this.retryPeriod, forLife);
+				this.retryPeriod, forLife, this.shard, this.balanceGroup);
+	}
+
+	/**
+	 * The given shard of this election: named {@link Shard#name()}, on the Lease
+	 * {@link Shard#leaseName(String)}, balanced in a group named after this election.
+	 * @param balanced whether the shards are spread over replicas
+	 */
+	public ElectionSettings shard(int index, int count, boolean balanced) {
+		Shard shard = new Shard(this.name, index, count);
+		return new ElectionSettings(shard.name(), this.namespace, shard.leaseName(this.leaseName), this.leaseDuration,
+				this.renewDeadline, this.retryPeriod, this.forLife, shard, balanced ? this.name : null);
+	}
+
+	/** The same election, spread over replicas with the other elections of the given group. */
+	public ElectionSettings balancedIn(String group) {
+		return new ElectionSettings(this.name, this.namespace, this.leaseName, this.leaseDuration, this.renewDeadline,
+				this.retryPeriod, this.forLife, this.shard, group);
 	}
 
 	/** {@code lease} or {@code for-life}, as the properties and the status name the mode. */

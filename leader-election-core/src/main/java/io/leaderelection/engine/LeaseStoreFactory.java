@@ -6,4 +6,12 @@ public interface LeaseStoreFactory {
 
 	LeaseStore create(ElectionSettings election);
 
+	/**
+	 * Where the members of balanced groups find each other; {@code null} when these stores offer
+	 * no such place, and each replica then sees itself alone in every group.
+	 */
+	default MembershipStore membership(String namespace) {
+		return null;
+	}
+
 }

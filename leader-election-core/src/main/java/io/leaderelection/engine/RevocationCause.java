@@ -24,6 +24,12 @@ public enum RevocationCause {
 	/** Leadership was given up on request ({@code stepDown} or the Context's {@code yield()}). */
 	STEPPED_DOWN(false),
 
+	/**
+	 * Given up so that a replica holding fewer of the group's Leases takes it over: the Leases of
+	 * a sharded or balanced group are spread over its members.
+	 */
+	HANDED_OVER(false),
+
 	/** The application is shutting down. */
 	SHUTDOWN(false);
 

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 
 import io.leaderelection.engine.DaemonThreads;
 import io.leaderelection.engine.ElectionSettings;
@@ -20,6 +21,7 @@ import io.leaderelection.engine.LeaseRecord;
 import io.leaderelection.engine.LeaseStore;
 import io.leaderelection.engine.LeaseStoreFactory;
 import io.leaderelection.engine.LeaseWatch;
+import io.leaderelection.engine.MembershipStore;
 
 /**
  * Leases kept in this JVM's memory with an API server's rules: every write is a compare-and-swap
@@ -41,6 +43,11 @@ public final class InMemoryLeaseStores implements LeaseStoreFactory, AutoCloseab
 	private final Map<String, LeaseRecord> leases = new HashMap<>();
 
 	private final Map<String, List<LeaseWatch.Listener>> watchers = new HashMap<>();
+
+	/** The members of each balanced group, with the version of their record. */
+	private final Map<String, Map<String, String>> members = new HashMap<>();
+
+	private final Map<String, List<Consumer<Map<String, String>>>> memberFollowers = new HashMap<>();
 
 	private long lastResourceVersion;
 
@@ -76,6 +83,11 @@ public final class InMemoryLeaseStores implements LeaseStoreFactory, AutoCloseab
 			}
 		}
 		return new Store(election.namespace(), election.leaseName());
+	}
+
+	@Override
+	public MembershipStore membership(String namespace) {
+		return new Membership(namespace);
 	}
 
 	/** The stored version of a Lease, {@code null} when it does not exist. */
@@ -123,6 +135,64 @@ public final class InMemoryLeaseStores implements LeaseStoreFactory, AutoCloseab
 
 	private static String key(String namespace, String name) {
 		return namespace + "/" + name;
+	}
+
+	/** The members of the balanced groups of one namespace, each told to followers as a whole. */
+	private final class Membership implements MembershipStore {
+
+		private final String namespace;
+
+		Membership(String namespace) {
+			this.namespace = namespace;
+		}
+
+		@Override
+		public String describe() {
+			return "the members in memory of namespace " + this.namespace;
+		}
+
+		@Override
+		public CompletableFuture<Void> renew(String group, String member, Duration timeout) {
+			return change(group, (records) -> records.put(member, Long.toString(++InMemoryLeaseStores.this.lastResourceVersion)));
+		}
+
+		@Override
+		public CompletableFuture<Void> leave(String group, String member, Duration timeout) {
+			return change(group, (records) -> records.remove(member));
+		}
+
+		@Override
+		public Following follow(String group, Consumer<Map<String, String>> followed, Consumer<Throwable> failed) {
+			String key = key(this.namespace, group);
+			synchronized (InMemoryLeaseStores.this) {
+				InMemoryLeaseStores.this.memberFollowers.computeIfAbsent(key, (ignored) -> new ArrayList<>()).add(followed);
+				Map<String, String> now = Map.copyOf(InMemoryLeaseStores.this.members.getOrDefault(key, Map.of()));
+				answer(() -> followed.accept(now));
+			}
+			return () -> {
+				synchronized (InMemoryLeaseStores.this) {
+					InMemoryLeaseStores.this.memberFollowers.getOrDefault(key, new ArrayList<>()).remove(followed);
+				}
+			};
+		}
+
+		private CompletableFuture<Void> change(String group, Consumer<Map<String, String>> change) {
+			String key = key(this.namespace, group);
+			CompletableFuture<Void> answer = new CompletableFuture<>();
+			synchronized (InMemoryLeaseStores.this) {
+				Map<String, String> records = InMemoryLeaseStores.this.members.computeIfAbsent(key,
+						(ignored) -> new HashMap<>());
+				change.accept(records);
+				Map<String, String> now = Map.copyOf(records);
+				for (Consumer<Map<String, String>> follower : InMemoryLeaseStores.this.memberFollowers.getOrDefault(key,
+						List.of())) {
+					answer(() -> follower.accept(now));
+				}
+				answer(() -> answer.complete(null));
+			}
+			return answer;
+		}
+
 	}
 
 	/** One Lease, as one candidate sees it. */
