@@ -50,8 +50,9 @@ public record LeaderStatus(String election, String namespace, String leaseName, 
 	/**
 	 * A group of Leases spread over the replicas campaigning in it, as this instance sees it.
 	 *
-	 * @param name the group's name: a sharded election's name, or {@value #ELECTIONS_GROUP} for the
-	 * application's balanced elections
+	 * @param name the group's name, unique in the namespace: the Lease name of a sharded election,
+	 * or, for the application's balanced elections, the default election's Lease name followed by
+	 * {@value #ELECTIONS_GROUP_SUFFIX}
 	 * @param leases how many Leases the group has
 	 * @param members how many replicas take part in it now, this one included
 	 * @param held how many of the group's Leases this instance holds
@@ -60,7 +61,10 @@ public record LeaderStatus(String election, String namespace, String leaseName, 
 
 	}
 
-	/** The name of the group of the application's elections balanced by {@code leader.election.balance}. */
-	public static final String ELECTIONS_GROUP = "elections";
+	/**
+	 * What follows the default election's Lease name in the name of the group of the application's
+	 * elections balanced by {@code leader.election.balance}.
+	 */
+	public static final String ELECTIONS_GROUP_SUFFIX = "-elections";
 
 }

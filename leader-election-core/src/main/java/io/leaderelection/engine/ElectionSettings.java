@@ -23,7 +23,8 @@ import io.leaderelection.Shard;
  * @param shard the shard of a sharded election this election is, its name being the shard's
  * {@link Shard#name()}; {@code null} when it is not a shard
  * @param balanceGroup the group of Leases this election's Lease is spread over replicas in, the
- * same for every election of the group; {@code null} when it is not balanced
+ * same for every election of the group and for no other group in the namespace; {@code null} when
+ * it is not balanced
  */
 public record ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
 		Duration renewDeadline, Duration retryPeriod, ForLife forLife, Shard shard, String balanceGroup) {
@@ -59,13 +60,14 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 
 	/**
 	 * The given shard of this election: named {@link Shard#name()}, on the Lease
-	 * {@link Shard#leaseName(String)}, balanced in a group named after this election.
+	 * {@link Shard#leaseName(String)}, balanced in a group named after this election's Lease, a
+	 * name no other application's group has in the namespace.
 	 * @param balanced whether the shards are spread over replicas
 	 */
 	public ElectionSettings shard(int index, int count, boolean balanced) {
 		Shard shard = new Shard(this.name, index, count);
 		return new ElectionSettings(shard.name(), this.namespace, shard.leaseName(this.leaseName), this.leaseDuration,
-				this.renewDeadline, this.retryPeriod, this.forLife, shard, balanced ? this.name : null);
+				this.renewDeadline, this.retryPeriod, this.forLife, shard, balanced ? this.leaseName : null);
 	}
 
 	/** The same election, spread over replicas with the other elections of the given group. */

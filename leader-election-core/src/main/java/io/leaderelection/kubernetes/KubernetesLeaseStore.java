@@ -9,7 +9,9 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -86,14 +88,18 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 
 	private final String nodesUri;
 
+	/** The labels a Lease this store creates carries; an update keeps those the Lease has. */
+	private final Map<String, String> labels;
+
 	KubernetesLeaseStore(KubernetesClient client, HttpClient httpClient, Executor watchOpener, String namespace,
-			String name) {
+			String name, Map<String, String> labels) {
 		this.client = client;
 		this.httpClient = httpClient;
 		this.watchOpener = watchOpener;
 		this.serialization = client.getKubernetesSerialization();
 		this.namespace = namespace;
 		this.name = name;
+		this.labels = Map.copyOf(labels);
 		String master = client.getMasterUrl().toString();
 		this.collectionUri = (master.endsWith("/") ? master : master + "/") + "apis/coordination.k8s.io/v1/namespaces/"
 				+ encode(namespace) + "/leases";
@@ -275,6 +281,9 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 		lease.setMetadata(new ObjectMeta());
 		lease.getMetadata().setName(this.name);
 		lease.getMetadata().setNamespace(this.namespace);
+		if (!this.labels.isEmpty()) {
+			lease.getMetadata().setLabels(new LinkedHashMap<>(this.labels));
+		}
 		lease.setSpec(new LeaseSpec());
 		return lease;
 	}

@@ -1,5 +1,6 @@
 package io.leaderelection.kubernetes;
 
+import java.util.Map;
 import java.util.concurrent.Executor;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -7,6 +8,7 @@ import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaseStoreFactory;
+import io.leaderelection.engine.MembershipStore;
 
 /**
  * Creates the {@link KubernetesLeaseStore} of each election on one fabric8 client. All stores
@@ -40,12 +42,18 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory {
 
 	/** The store of the Lease with the given namespace and name. */
 	public KubernetesLeaseStore forLease(String namespace, String name) {
-		return new KubernetesLeaseStore(this.client, this.httpClient, this.watchOpener, namespace, name);
+		return new KubernetesLeaseStore(this.client, this.httpClient, this.watchOpener, namespace, name, Map.of());
 	}
 
 	@Override
 	public KubernetesLeaseStore create(ElectionSettings election) {
-		return forLease(election.namespace(), election.leaseName());
+		return new KubernetesLeaseStore(this.client, this.httpClient, this.watchOpener, election.namespace(),
+				election.leaseName(), LeaseLabels.of(election));
+	}
+
+	@Override
+	public MembershipStore membership(String namespace) {
+		return new KubernetesMembership(this.client, this.watchOpener, namespace);
 	}
 
 }

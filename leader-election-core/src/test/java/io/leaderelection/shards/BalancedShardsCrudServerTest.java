@@ -1,0 +1,113 @@
+package io.leaderelection.shards;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.leaderelection.LeaderStatus;
+import io.leaderelection.engine.ElectionEngine;
+import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.engine.LeaderElectionThreads;
+import io.leaderelection.kubernetes.KubernetesLeaseStores;
+import io.leaderelection.kubernetes.LeaseLabels;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Balanced shards on fabric8's CRUD mock server, each replica with its own client: members find
+ * each other through labelled member Leases, spread the shards at most one apart, and the shard
+ * Leases carry labels that list them.
+ */
+class BalancedShardsCrudServerTest {
+
+	private static final int SHARDS = 8;
+
+	private static final ElectionSettings ORDERS = new ElectionSettings("orders", "team-a", "shop-orders",
+			Duration.ofMillis(1500), Duration.ofMillis(1000), Duration.ofMillis(100));
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	private KubernetesMockServer server;
+
+	@BeforeEach
+	void startServer() {
+		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+				new KubernetesCrudDispatcher(), false);
+		this.server.init(InetAddress.getLoopbackAddress(), 0);
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		for (int last = this.resources.size() - 1; last >= 0; last--) {
+			this.resources.get(last).close();
+		}
+		this.server.destroy();
+	}
+
+	@Test
+	void threeReplicasEachLeadTwoOrThreeShardsFoundThroughLabelledMemberLeases() {
+		Map<String, ElectionEngine> replicas = new LinkedHashMap<>();
+		for (String name : List.of("a", "b", "c")) {
+			replicas.put(name, engine(name));
+		}
+		replicas.values().forEach(ElectionEngine::start);
+		await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
+			List<Integer> held = replicas.values().stream().map((replica) -> replica.ownedShards("orders").size()).toList();
+			assertThat(held).as("shards held").allSatisfy((count) -> assertThat(count).isBetween(2, 3));
+			assertThat(held.stream().mapToInt(Integer::intValue).sum()).isEqualTo(SHARDS);
+		});
+		LeaderStatus.Group group = replicas.get("a").status("orders-0-of-8").group();
+		assertThat(group.name()).isEqualTo("shop-orders");
+		assertThat(group.members()).isEqualTo(3);
+		assertThat(group.leases()).isEqualTo(SHARDS);
+
+		KubernetesClient tool = open(this.server.createClient());
+		List<Lease> shardLeases = tool.leases().inNamespace("team-a").withLabel(LeaseLabels.SHARD_OF, "shop-orders").list().getItems();
+		assertThat(shardLeases).extracting((lease) -> lease.getMetadata().getName())
+			.containsExactlyInAnyOrderElementsOf(IntStream.range(0, SHARDS).mapToObj((i) -> "shop-orders-" + i + "-of-8").toList());
+		assertThat(shardLeases).allSatisfy((lease) -> assertThat(lease.getMetadata().getLabels()).containsEntry(LeaseLabels.SHARDS, "8"));
+		List<Lease> members = tool.leases().inNamespace("team-a").withLabel(LeaseLabels.MEMBER_OF, "shop-orders").list().getItems();
+		assertThat(members).extracting((lease) -> lease.getSpec().getHolderIdentity()).containsExactlyInAnyOrder("a", "b", "c");
+
+		replicas.remove("c").stop(true).join();
+		await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
+			List<Integer> held = replicas.values().stream().map((replica) -> replica.ownedShards("orders").size()).toList();
+			assertThat(held).as("shards held").containsExactly(4, 4);
+		});
+		assertThat(tool.leases().inNamespace("team-a").withLabel(LeaseLabels.MEMBER_OF, "shop-orders").list().getItems())
+			.filteredOn((lease) -> lease.getSpec().getHolderIdentity() != null)
+			.extracting((lease) -> lease.getSpec().getHolderIdentity())
+			.containsExactlyInAnyOrder("a", "b");
+	}
+
+	private ElectionEngine engine(String identity) {
+		LeaderElectionThreads threads = open(new LeaderElectionThreads());
+		KubernetesClient client = open(this.server.createClient());
+		List<ElectionSettings> shards = IntStream.range(0, SHARDS).mapToObj((index) -> ORDERS.shard(index, SHARDS, true)).toList();
+		ElectionEngine engine = new ElectionEngine(identity, shards, new KubernetesLeaseStores(client, threads.blockingCalls()),
+				threads.runtime(), List.of());
+		this.resources.add(() -> engine.stop(false).join());
+		return engine;
+	}
+
+	private <T extends AutoCloseable> T open(T resource) {
+		this.resources.add(resource);
+		return resource;
+	}
+
+}
