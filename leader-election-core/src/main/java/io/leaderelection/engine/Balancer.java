@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
  * Spreads the Leases of one group (the shards of an election, or the application's balanced
  * elections) over the replicas campaigning in it, without a coordinator. Each replica makes itself
  * known through a {@link MembershipStore} record it renews every retry period, and counts a member
- * live while it has seen that record change within a renew deadline. With N Leases and M live
+ * live while it has seen that record change within a renew deadline, and while it holds one of
+ * the group's Leases or joined less than two lease durations ago: a member that renews its record
+ * but never manages to claim (cut off from the Leases, refused its writes) would otherwise be
+ * waited for forever, and Leases handed over to it would only go round. With N Leases and M live
  * members, none holds more than ceil(N/M):
  * <ul>
  * <li>a member above its share hands one Lease over at a time, as a step-down does (drain,
@@ -281,8 +284,11 @@ final class Balancer {
 		versions.forEach((member, version) -> {
 			if (!member.equals(this.identity)) {
 				SeenRecord known = this.others.get(member);
-				if (known == null || !known.version.equals(version)) {
-					this.others.put(member, new SeenRecord(version, now));
+				if (known == null) {
+					this.others.put(member, new SeenRecord(version, now, now));
+				}
+				else if (!known.version.equals(version)) {
+					this.others.put(member, new SeenRecord(version, now, known.firstSeenNanos));
 				}
 			}
 		});
@@ -303,13 +309,6 @@ final class Balancer {
 	}
 
 	private View view(long now) {
-		Set<String> live = new TreeSet<>();
-		live.add(this.identity);
-		this.others.forEach((member, seen) -> {
-			if (now - seen.seenAtNanos < this.renewDeadlineNanos) {
-				live.add(member);
-			}
-		});
 		Map<String, Integer> held = new HashMap<>();
 		for (Election election : this.elections) {
 			String holder = election.holderAt(now);
@@ -317,6 +316,15 @@ final class Balancer {
 				held.merge(holder, 1, Integer::sum);
 			}
 		}
+		Set<String> live = new TreeSet<>();
+		live.add(this.identity);
+		this.others.forEach((member, seen) -> {
+			boolean renewing = now - seen.seenAtNanos < this.renewDeadlineNanos;
+			boolean claiming = held.containsKey(member) || now - seen.firstSeenNanos < 2 * this.leaseDurationNanos;
+			if (renewing && claiming) {
+				live.add(member);
+			}
+		});
 		return new View(live, held, this.elections.size());
 	}
 
@@ -329,7 +337,7 @@ final class Balancer {
 		return this.runtime.monotonicClock().nanoTime();
 	}
 
-	private record SeenRecord(String version, long seenAtNanos) {
+	private record SeenRecord(String version, long seenAtNanos, long firstSeenNanos) {
 	}
 
 	private record View(Set<String> live, Map<String, Integer> heldBy, int leases) {

@@ -5,13 +5,24 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
+import io.leaderelection.engine.LeaseStore;
+import io.leaderelection.engine.LeaseStoreFactory;
+import io.leaderelection.engine.MembershipStore;
 import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.memory.InMemoryLeaseStores;
 import org.junit.jupiter.api.AfterEach;
@@ -37,6 +48,8 @@ class BalancedShardsInMemoryTest {
 	private final Map<String, Map<String, Boolean>> open = new ConcurrentHashMap<>();
 
 	private final List<String> overlaps = new ArrayList<>();
+
+	private final AtomicInteger grants = new AtomicInteger();
 
 	@AfterEach
 	void close() throws Exception {
@@ -68,6 +81,93 @@ class BalancedShardsInMemoryTest {
 		}
 	}
 
+	@Test
+	void membersThatDisagreeAboutWhoIsLiveLeaveNoShardUnledAndNeverTwoHolders() {
+		InMemoryLeaseStores leases = open(InMemoryLeaseStores.shared());
+		// a sees no other member: it believes every shard is its share
+		ElectionEngine a = engine("a", seeing(leases, (member) -> member.equals("a")));
+		ElectionEngine b = engine("b", leases);
+		ElectionEngine c = engine("c", leases);
+		List.of(a, b, c).forEach(ElectionEngine::start);
+		await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> assertThat(
+				a.ownedShards("orders").size() + b.ownedShards("orders").size() + c.ownedShards("orders").size())
+			.isEqualTo(SHARDS));
+		c.stop(false).join();
+		await().atMost(Duration.ofSeconds(20))
+			.pollInterval(Duration.ofMillis(20))
+			.untilAsserted(() -> assertThat(a.ownedShards("orders").size() + b.ownedShards("orders").size())
+				.isEqualTo(SHARDS));
+		synchronized (this.overlaps) {
+			assertThat(this.overlaps).isEmpty();
+		}
+	}
+
+	@Test
+	void aMemberThatRenewsItsRecordButNeverClaimsIsNoLongerWaitedForAndTheShardsSettle() throws Exception {
+		InMemoryLeaseStores leases = open(InMemoryLeaseStores.shared());
+		MembershipStore members = leases.membership("test");
+		// renews its record every retry period, as a replica cut off from the shard Leases would
+		ScheduledExecutorService ghost = Executors.newSingleThreadScheduledExecutor();
+		this.resources.add(ghost::shutdownNow);
+		ghost.scheduleAtFixedRate(() -> members.renew("app-orders", "ghost", Duration.ofSeconds(1)), 0, 100,
+				TimeUnit.MILLISECONDS);
+		Map<String, ElectionEngine> replicas = new LinkedHashMap<>();
+		for (String name : List.of("a", "b", "c")) {
+			replicas.put(name, engine(name, leases));
+		}
+		replicas.values().forEach(ElectionEngine::start);
+		awaitSpread(replicas);
+		int grants = this.grants.get();
+		// settled: over two more lease durations, no shard changes hands
+		await().pollDelay(ORDERS.leaseDuration().multipliedBy(2)).atMost(ORDERS.leaseDuration().multipliedBy(3))
+			.untilAsserted(() -> assertThat(this.grants.get()).isEqualTo(grants));
+		awaitSpread(replicas);
+		assertThat(replicas.get("a").status("orders-0-of-12").group().members()).isEqualTo(3);
+	}
+
+	private static LeaseStoreFactory seeing(InMemoryLeaseStores leases, Predicate<String> visible) {
+		return new LeaseStoreFactory() {
+
+			@Override
+			public LeaseStore create(ElectionSettings election) {
+				return leases.create(election);
+			}
+
+			@Override
+			public MembershipStore membership(String namespace) {
+				MembershipStore all = leases.membership(namespace);
+				return new MembershipStore() {
+
+					@Override
+					public String describe() {
+						return all.describe();
+					}
+
+					@Override
+					public CompletableFuture<Void> renew(String group, String member, Duration timeout) {
+						return all.renew(group, member, timeout);
+					}
+
+					@Override
+					public CompletableFuture<Void> leave(String group, String member, Duration timeout) {
+						return all.leave(group, member, timeout);
+					}
+
+					@Override
+					public Following follow(String group, Consumer<Map<String, String>> members,
+							Consumer<Throwable> failed) {
+						return all.follow(group, (seen) -> members.accept(seen.entrySet()
+							.stream()
+							.filter((member) -> visible.test(member.getKey()))
+							.collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue))), failed);
+					}
+
+				};
+			}
+
+		};
+	}
+
 	private void awaitSpread(Map<String, ElectionEngine> replicas) {
 		await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
 			List<Integer> held = replicas.values().stream().map((replica) -> replica.ownedShards("orders").size()).toList();
@@ -77,7 +177,7 @@ class BalancedShardsInMemoryTest {
 		});
 	}
 
-	private ElectionEngine engine(String identity, InMemoryLeaseStores leases) {
+	private ElectionEngine engine(String identity, LeaseStoreFactory leases) {
 		LeaderElectionThreads threads = open(new LeaderElectionThreads());
 		ElectionListener gates = new ElectionListener() {
 
@@ -86,6 +186,7 @@ class BalancedShardsInMemoryTest {
 				Map<String, Boolean> holders = BalancedShardsInMemoryTest.this.open.computeIfAbsent(election,
 						(ignored) -> new ConcurrentHashMap<>());
 				holders.put(identity, true);
+				BalancedShardsInMemoryTest.this.grants.incrementAndGet();
 				if (holders.size() > 1) {
 					synchronized (BalancedShardsInMemoryTest.this.overlaps) {
 						BalancedShardsInMemoryTest.this.overlaps.add(election + " held by " + holders.keySet());
