@@ -55,6 +55,16 @@ public interface LeaderElector {
 	}
 
 	/**
+	 * A snapshot of the shard of the given election that the key belongs to, e.g. for the fencing
+	 * token of the term a call for that key runs under; for an election that is not sharded, its
+	 * {@link #status(String)}.
+	 * @throws UnknownElectionException if no election of that name is configured
+	 */
+	default LeaderStatus status(String election, String key) {
+		return status(election);
+	}
+
+	/**
 	 * The shards of the given election whose gates are open now; for an election that is not
 	 * sharded, {@code {0}} while this instance leads it.
 	 * @throws UnknownElectionException if no election of that name is configured

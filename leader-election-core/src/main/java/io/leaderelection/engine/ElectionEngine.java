@@ -224,6 +224,12 @@ public final class ElectionEngine implements LeaderElector {
 		return owned;
 	}
 
+	@Override
+	public LeaderStatus status(String election, String key) {
+		List<Election> sharded = this.shards.get(election);
+		return (sharded != null) ? sharded.get(Shard.of(key, sharded.size())).status() : status(election);
+	}
+
 	/** The names of the shards of the given sharded election, in order; empty when it is not sharded. */
 	public List<String> shardNames(String election) {
 		return this.shards.getOrDefault(election, List.of())

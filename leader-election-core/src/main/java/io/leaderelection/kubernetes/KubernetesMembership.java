@@ -27,7 +27,8 @@ import io.leaderelection.engine.MembershipStore;
  * the member's identity, and each renewal writes a new renewTime, so that the record's
  * resourceVersion changes. A member leaving writes its record without holder. Records that no
  * one renewed for {@link #FORGOTTEN_AFTER} on this replica's clock, or left that long ago, are
- * deleted at that version, so that replicas gone do not pile up.
+ * deleted at that version, so that the records of replicas gone (each Pod of a Deployment has a
+ * new name) do not pile up.
  * <p>
  * Members are followed with an informer on the label: it lists and then watches, and lists again
  * when its watch ends. This needs {@code list} and {@code watch} on {@code leases}, and
@@ -44,6 +45,8 @@ final class KubernetesMembership implements MembershipStore {
 
 	private final String namespace;
 
+	private final long forgottenAfterNanos;
+
 	/** The records each member of this process wrote last, by Lease name. */
 	private final Map<String, Lease> written = new ConcurrentHashMap<>();
 
@@ -54,9 +57,14 @@ final class KubernetesMembership implements MembershipStore {
 	private final Map<String, SeenVersion> seen = new ConcurrentHashMap<>();
 
 	KubernetesMembership(KubernetesClient client, Executor blockingCalls, String namespace) {
+		this(client, blockingCalls, namespace, FORGOTTEN_AFTER);
+	}
+
+	KubernetesMembership(KubernetesClient client, Executor blockingCalls, String namespace, Duration forgottenAfter) {
 		this.client = client;
 		this.blockingCalls = blockingCalls;
 		this.namespace = namespace;
+		this.forgottenAfterNanos = forgottenAfter.toNanos();
 	}
 
 	@Override
@@ -179,7 +187,7 @@ final class KubernetesMembership implements MembershipStore {
 			SeenVersion known = this.seen.compute(name,
 					(key, before) -> (before != null && before.version.equals(version)) ? before
 							: new SeenVersion(version, now));
-			if (now - known.since >= FORGOTTEN_AFTER.toNanos() && !this.written.containsKey(name)) {
+			if (now - known.since >= this.forgottenAfterNanos && !this.written.containsKey(name)) {
 				try {
 					this.client.leases().resource(lease).lockResourceVersion(version).delete();
 				}

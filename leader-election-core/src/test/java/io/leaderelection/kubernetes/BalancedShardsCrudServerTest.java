@@ -1,4 +1,4 @@
-package io.leaderelection.shards;
+package io.leaderelection.kubernetes;
 
 import java.net.InetAddress;
 import java.time.Duration;
@@ -19,8 +19,6 @@ import io.leaderelection.LeaderStatus;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
-import io.leaderelection.kubernetes.KubernetesLeaseStores;
-import io.leaderelection.kubernetes.LeaseLabels;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -93,6 +91,26 @@ class BalancedShardsCrudServerTest {
 			.filteredOn((lease) -> lease.getSpec().getHolderIdentity() != null)
 			.extracting((lease) -> lease.getSpec().getHolderIdentity())
 			.containsExactlyInAnyOrder("a", "b");
+	}
+
+	@Test
+	void theRecordOfAMemberGoneIsDeletedByAMemberStillThereOnceUnchangedForLong() {
+		KubernetesClient client = open(this.server.createClient());
+		LeaderElectionThreads threads = open(new LeaderElectionThreads());
+		KubernetesMembership gone = new KubernetesMembership(open(this.server.createClient()), threads.blockingCalls(),
+				"team-a");
+		gone.renew("shop-orders", "gone", Duration.ofSeconds(5)).join();
+		KubernetesMembership staying = new KubernetesMembership(client, threads.blockingCalls(), "team-a",
+				Duration.ofMillis(500));
+		List<Map<String, String>> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+		open(() -> staying.follow("shop-orders", seen::add, (failure) -> { }).close());
+		await().atMost(Duration.ofSeconds(10)).until(() -> !seen.isEmpty() && seen.get(seen.size() - 1).containsKey("gone"));
+		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+			staying.renew("shop-orders", "staying", Duration.ofSeconds(5)).join();
+			assertThat(client.leases().inNamespace("team-a").withLabel(LeaseLabels.MEMBER_OF, "shop-orders").list().getItems())
+				.extracting((lease) -> lease.getSpec().getHolderIdentity())
+				.containsExactly("staying");
+		});
 	}
 
 	private ElectionEngine engine(String identity) {
