@@ -118,8 +118,8 @@ public final class ElectionEngine implements LeaderElector {
 	public void start() {
 		this.elections.values().forEach(Election::readOwnPod);
 		this.work.acceptCalls();
-		this.elections.values().forEach(Election::start);
 		this.balancers.forEach(Balancer::start);
+		this.elections.values().forEach(Election::start);
 	}
 
 	/**
