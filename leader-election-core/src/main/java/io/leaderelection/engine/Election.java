@@ -418,18 +418,22 @@ final class Election {
 	}
 
 	/**
-	 * Decides again on what was last seen, without reading: the balancer found that this replica
-	 * may now be the one to claim a free Lease.
+	 * Decides again on what was last seen, without reading, when the balancer now lets this
+	 * replica claim the free Lease. Otherwise the next attempt stays as scheduled: the balancer
+	 * asks often, and putting it off each time would starve the reads of an election that does
+	 * not watch (one staying out after a release), which then never learns who took its Lease.
 	 */
 	synchronized void reconsider() {
+		long now = now();
 		// only on what a read or a watch told: a Lease never seen is not yet known to be missing
 		if (!this.running || this.term != null || this.claim != null || this.lockStore != null
-				|| (this.lastSeen == null && this.absentSinceNanos == NEVER)) {
+				|| (this.lastSeen == null && this.absentSinceNanos == NEVER) || stayingOut(now)
+				|| !mayClaim(now)) {
 			return;
 		}
 		cancelNextAttempt();
 		this.attemptSequence++;
-		decide(now());
+		decide(now);
 	}
 
 	/**

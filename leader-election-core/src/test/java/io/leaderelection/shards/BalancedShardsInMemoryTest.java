@@ -72,6 +72,16 @@ class BalancedShardsInMemoryTest {
 		replicas.put("d", d);
 		d.start();
 		awaitSpread(replicas);
+		// a replica that handed a shard over, and stays out of it, still learns who took it
+		await().atMost(ORDERS.leaseDuration().multipliedBy(3)).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
+			for (ElectionEngine replica : replicas.values()) {
+				for (int shard = 0; shard < SHARDS; shard++) {
+					String name = "orders-" + shard + "-of-" + SHARDS;
+					assertThat(replica.status(name).holderIdentity()).as("holder of %s seen by %s", name, replica.identity())
+						.isEqualTo(leases.read("test", "app-orders-" + shard + "-of-" + SHARDS).holderIdentity());
+				}
+			}
+		});
 
 		ElectionEngine killed = replicas.remove("a");
 		killed.stop(false).join();
