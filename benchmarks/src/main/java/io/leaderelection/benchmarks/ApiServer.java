@@ -53,6 +53,9 @@ final class ApiServer implements AutoCloseable {
 	/** Reads of a Pod (GET .../pods/NAME), by client. */
 	private final Map<String, LongAdder> podReads = new ConcurrentHashMap<>();
 
+	/** Lists (GET of a collection, not a watch), by client; counted as {@link Kind#GET} as well. */
+	private final Map<String, LongAdder> lists = new ConcurrentHashMap<>();
+
 	private final Thread drain;
 
 	private volatile boolean open = true;
@@ -116,6 +119,12 @@ final class ApiServer implements AutoCloseable {
 		return (reads != null) ? reads.sum() : 0;
 	}
 
+	/** How many lists (GETs of a collection, watches apart) the client has sent so far; also counted as GET. */
+	long lists(String client) {
+		LongAdder lists = this.lists.get(client);
+		return (lists != null) ? lists.sum() : 0;
+	}
+
 	private void drain() {
 		while (this.open) {
 			RecordedRequest request;
@@ -135,6 +144,9 @@ final class ApiServer implements AutoCloseable {
 				counts(name).add(kind);
 				if (kind == Kind.GET && String.valueOf(request.getPath()).contains("/pods/")) {
 					this.podReads.computeIfAbsent(name, (key) -> new LongAdder()).increment();
+				}
+				if (kind == Kind.GET && isList(String.valueOf(request.getPath()))) {
+					this.lists.computeIfAbsent(name, (key) -> new LongAdder()).increment();
 				}
 			}
 		}
@@ -156,6 +168,20 @@ final class ApiServer implements AutoCloseable {
 			return Kind.POST;
 		}
 		return Kind.OTHER;
+	}
+
+	/**
+	 * Whether the path names a collection (/api/v1/namespaces/NS/pods, /apis/G/V/namespaces/NS/leases,
+	 * /api/v1/nodes) rather than one object.
+	 */
+	static boolean isList(String path) {
+		int query = path.indexOf('?');
+		String[] segments = ((query >= 0) ? path.substring(0, query) : path).replaceAll("^/+|/+$", "").split("/+");
+		int namespaces = java.util.Arrays.asList(segments).indexOf("namespaces");
+		if (namespaces >= 0 && namespaces + 1 < segments.length) {
+			return segments.length - namespaces == 3;
+		}
+		return segments.length == (("api".equals(segments[0])) ? 3 : 4);
 	}
 
 	@Override

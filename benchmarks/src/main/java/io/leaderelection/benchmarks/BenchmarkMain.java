@@ -114,9 +114,11 @@ public final class BenchmarkMain {
 		Path output = settings.quick() ? Path.of("target", "benchmarks-quick.md")
 				: Path.of(Fabric8Implementation.property("benchmarks.output"));
 		Files.createDirectories(output.toAbsolutePath().getParent());
-		// The section PodDeletionTakeovers records (a run of its own) is kept as it was.
+		// The sections PodDeletionTakeovers and ShardSpread record (runs of their own) are kept as they were.
 		String podDeletion = PodDeletionTakeovers.recordedSection(output);
-		Files.writeString(output, (podDeletion != null) ? markdown + "\n" + podDeletion : markdown);
+		String shardSpread = ShardSpread.recordedSection(output);
+		String kept = (podDeletion != null) ? markdown + "\n" + podDeletion : markdown;
+		Files.writeString(output, (shardSpread != null) ? kept + (kept.endsWith("\n\n") ? "" : "\n") + shardSpread : kept);
 		log("written to " + output.toAbsolutePath().normalize());
 		System.exit(0);
 	}
