@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * release, stay out), and the next once another member took it;</li>
  * <li>a free Lease is claimed by the member below its share that holds the fewest, ties broken by a
  * hash of (Lease, member), so that members do not all race for the same one;</li>
- * <li>a Lease left free for two retry periods may be claimed by any member below its share, and one
- * left free for a lease duration by anyone: members that disagree about who is live cost balance
- * for a while, never leadership.</li>
+ * <li>a Lease claimable for two retry periods (counted from when its election found it released,
+ * expired or missing long enough) may be claimed by any member below its share, and one claimable
+ * for a lease duration by anyone: members that disagree about who is live cost balance for a
+ * while, never leadership.</li>
  * </ul>
  * Balancing only decides when an election tries to claim: every claim stays a compare-and-swap on a
  * released or expired Lease, with every rule of {@link Election}, so it can never make two holders.
@@ -138,14 +139,30 @@ final class Balancer {
 	}
 
 	/**
-	 * Whether the given election, whose Lease is free, may try to claim it now. Called under the
-	 * election's lock; reads the other elections of the group without theirs.
+	 * Whether the given election, whose Lease may be claimed by the election's own rules, may try
+	 * to claim it now; from now on the Lease counts as free. Called under the election's lock;
+	 * reads the other elections of the group without theirs.
 	 */
 	synchronized boolean mayClaim(Election election, long now) {
+		this.freeSince.putIfAbsent(election, now);
+		return mayTry(election, now);
+	}
+
+	/**
+	 * Whether the given election would be let claim now, without starting to count its Lease as
+	 * free: a Lease missing or expiring is not yet claimable, and the time it has been free counts
+	 * only from when its election found it claimable.
+	 */
+	synchronized boolean wouldLetClaim(Election election, long now) {
+		return mayTry(election, now);
+	}
+
+	private boolean mayTry(Election election, long now) {
 		if (!this.running) {
 			return false;
 		}
-		long freeFor = now - this.freeSince.computeIfAbsent(election, (ignored) -> now);
+		Long free = this.freeSince.get(election);
+		long freeFor = (free != null) ? now - free : 0;
 		if (freeFor >= this.leaseDurationNanos) {
 			return true;
 		}

@@ -428,7 +428,7 @@ final class Election {
 		// only on what a read or a watch told: a Lease never seen is not yet known to be missing
 		if (!this.running || this.term != null || this.claim != null || this.lockStore != null
 				|| (this.lastSeen == null && this.absentSinceNanos == NEVER) || stayingOut(now)
-				|| !mayClaim(now)) {
+				|| !this.balancer.wouldLetClaim(this, now)) {
 			return;
 		}
 		cancelNextAttempt();

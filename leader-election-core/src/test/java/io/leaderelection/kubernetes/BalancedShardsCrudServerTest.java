@@ -19,6 +19,7 @@ import io.leaderelection.LeaderStatus;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
+import io.leaderelection.engine.MembershipStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -103,8 +104,10 @@ class BalancedShardsCrudServerTest {
 		KubernetesMembership staying = new KubernetesMembership(client, threads.blockingCalls(), "team-a",
 				Duration.ofMillis(500));
 		List<Map<String, String>> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
-		open(() -> staying.follow("shop-orders", seen::add, (failure) -> { }).close());
-		await().atMost(Duration.ofSeconds(10)).until(() -> !seen.isEmpty() && seen.get(seen.size() - 1).containsKey("gone"));
+		MembershipStore.Following following = staying.follow("shop-orders", seen::add,
+				(failure) -> seen.add(Map.of("failed", String.valueOf(failure))));
+		open(following::close);
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(seen).last().satisfies((members) -> assertThat(members).containsKey("gone")));
 		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
 			staying.renew("shop-orders", "staying", Duration.ofSeconds(5)).join();
 			assertThat(client.leases().inNamespace("team-a").withLabel(LeaseLabels.MEMBER_OF, "shop-orders").list().getItems())
