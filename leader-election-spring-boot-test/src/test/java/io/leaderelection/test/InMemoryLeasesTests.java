@@ -1,5 +1,6 @@
 package io.leaderelection.test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -96,6 +97,23 @@ class InMemoryLeasesTests {
 			leader.close();
 			awaitOneLeader(List.of(follower));
 			follower.close();
+		}
+	}
+
+	@Test
+	void replicasSpreadTheShardsOfASharedElectionAmongThem() {
+		try (InMemoryLeases leases = new InMemoryLeases()) {
+			List<ConfigurableApplicationContext> replicas = new ArrayList<>();
+			for (int i = 0; i < 2; i++) {
+				replicas.add(new SpringApplicationBuilder(OrdersApplication.class).web(WebApplicationType.NONE)
+					.properties("leader.election.elections.shipping.shards=4")
+					.initializers(leases.replica())
+					.run());
+			}
+			// the replicas find each other through the shared membership records: two shards each
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> replicas.stream().allMatch((replica) -> elector(replica).ownedShards("shipping").size() == 2));
+			replicas.forEach(ConfigurableApplicationContext::close);
 		}
 	}
 

@@ -3,6 +3,7 @@ package io.leaderelection.sample;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
@@ -35,17 +36,19 @@ class WorkController {
 		for (LeaderStatus status : this.elector.statuses().values()) {
 			leads.put(status.election(), status.leader());
 		}
-		return new Work(this.elector.identity(), leads, this.reportRequestConsumer.isRunning(),
-				this.journal.entries());
+		return new Work(this.elector.identity(), leads, this.elector.ownedShards(OrderShipper.ORDERS),
+				this.reportRequestConsumer.isRunning(), this.journal.entries());
 	}
 
 	/**
 	 * @param replica this replica's identity
-	 * @param leads whether this replica leads each election
+	 * @param leads whether this replica leads each election, each shard of {@code orders} as one
+	 * @param ownedOrderShards the shards of {@code orders} this replica leads
 	 * @param consumingReportRequests whether the leader-only consumer runs here
 	 * @param journal what this replica's leader-only work did, newest first
 	 */
-	record Work(String replica, Map<String, Boolean> leads, boolean consumingReportRequests,
+	record Work(String replica, Map<String, Boolean> leads, Set<Integer> ownedOrderShards,
+			boolean consumingReportRequests,
 			List<WorkJournal.Entry> journal) {
 	}
 

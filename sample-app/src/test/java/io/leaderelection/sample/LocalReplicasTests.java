@@ -5,6 +5,10 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.leaderelection.LeaderElector;
 import org.junit.jupiter.api.AfterEach;
@@ -37,9 +41,14 @@ class LocalReplicasTests {
 
 	private ConfigurableApplicationContext second;
 
+	private ConfigurableApplicationContext third;
+
 	@AfterEach
 	void stopReplicas() {
 		// The first replica serves the API server: it stops last.
+		if (this.third != null) {
+			this.third.close();
+		}
 		if (this.second != null) {
 			this.second.close();
 		}
@@ -69,10 +78,38 @@ class LocalReplicasTests {
 		assertThat(this.http.getForObject(url(this.second, "/work"), String.class)).contains("\"default\":true");
 	}
 
-	private static ConfigurableApplicationContext startReplica(int apiServerPort) {
-		return new SpringApplicationBuilder(SampleApplication.class)
-			.run("--server.port=0", "--sample.local-api-server.enabled=true",
-					"--sample.local-api-server.port=" + apiServerPort, "--management.endpoint.leader.access=unrestricted");
+	@Test
+	void threeReplicasEachShipTheOrdersOfTwoOrThreeOfTheEightOrderShards() {
+		int apiServerPort = freePort();
+		// timings scaled down, so that the empty API server's first Leases are created sooner
+		String[] timings = { "--leader.election.lease-duration=3s", "--leader.election.renew-deadline=2s",
+				"--leader.election.retry-period=500ms", "--sample.jobs.interval=200ms" };
+		this.first = startReplica(apiServerPort, timings);
+		this.second = startReplica(apiServerPort, timings);
+		this.third = startReplica(apiServerPort, timings);
+		List<ConfigurableApplicationContext> replicas = List.of(this.first, this.second, this.third);
+		await().atMost(TIMEOUT).untilAsserted(() -> {
+			List<Set<Integer>> owned = replicas.stream()
+				.map((replica) -> replica.getBean(LeaderElector.class).ownedShards("orders"))
+				.toList();
+			assertThat(owned).allSatisfy((shards) -> assertThat(shards).hasSizeBetween(2, 3));
+			assertThat(owned.stream().flatMap(Set::stream).distinct().count()).isEqualTo(8);
+		});
+		for (ConfigurableApplicationContext replica : replicas) {
+			Set<Integer> owned = replica.getBean(LeaderElector.class).ownedShards("orders");
+			String work = this.http.getForObject(url(replica, "/work"), String.class);
+			assertThat(work).contains("\"ownedOrderShards\":" + owned.stream().sorted().map(String::valueOf)
+				.collect(Collectors.joining(",", "[", "]")));
+			await().atMost(TIMEOUT).untilAsserted(() -> assertThat(this.http.getForObject(url(replica, "/work"), String.class))
+				.containsPattern("orders-[0-9]-of-8\",\"fencingToken\":[0-9]+,\"what\":\"shipped order-"));
+		}
+	}
+
+	private static ConfigurableApplicationContext startReplica(int apiServerPort, String... args) {
+		List<String> arguments = new ArrayList<>(List.of("--server.port=0", "--sample.local-api-server.enabled=true",
+				"--sample.local-api-server.port=" + apiServerPort, "--management.endpoint.leader.access=unrestricted"));
+		arguments.addAll(List.of(args));
+		return new SpringApplicationBuilder(SampleApplication.class).run(arguments.toArray(String[]::new));
 	}
 
 	private static String url(ConfigurableApplicationContext replica, String path) {

@@ -92,11 +92,17 @@ class SampleApplicationTests {
 		assertThat(work.at("/consumingReportRequests").asBoolean()).isTrue();
 		assertThat(work.at("/journal").findValuesAsText("what")).contains("reconciled the orders",
 				"published the sales report");
-		// each piece of work carries its election's fencing token: one term each, so one token each
-		long defaultToken = leader.at("/elections/default/fencingToken").asLong();
-		long reportsToken = leader.at("/elections/reports/fencingToken").asLong();
-		work.at("/journal").forEach((entry) -> assertThat(entry.at("/fencingToken").asLong())
-			.isEqualTo("default".equals(entry.at("/election").asText()) ? defaultToken : reportsToken));
+		// alone, it leads every shard of orders and ships every order
+		await().atMost(TIMEOUT).untilAsserted(() -> {
+			JsonNode shipped = getJson("/work");
+			assertThat(shipped.at("/ownedOrderShards").toString()).isEqualTo("[0,1,2,3,4,5,6,7]");
+			assertThat(shipped.at("/journal").findValuesAsText("what")).anyMatch((what) -> what.startsWith("shipped order-"));
+		});
+		// each piece of work carries its election's (or shard's) fencing token: one term each, so one token each
+		JsonNode journal = getJson("/work").at("/journal");
+		JsonNode elections = getJson("/actuator/leader").at("/elections");
+		journal.forEach((entry) -> assertThat(entry.at("/fencingToken").asLong())
+			.isEqualTo(elections.at("/" + entry.at("/election").asText() + "/fencingToken").asLong()));
 
 		ResponseEntity<String> stepDown = this.http.exchange("/actuator/leader/default", HttpMethod.DELETE, null,
 				String.class);

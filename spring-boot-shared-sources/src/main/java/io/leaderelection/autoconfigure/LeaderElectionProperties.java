@@ -67,9 +67,14 @@ public class LeaderElectionProperties {
 	private OnLost onLost = OnLost.REJOIN;
 
 	/**
-	 * Further elections by name, each with its own Lease; unset values inherit the default election's.
+	 * Further elections by name, each with its own Lease (or one per shard with 'shards'); unset values inherit the default election's.
 	 */
 	private Map<String, Election> elections = new LinkedHashMap<>();
+
+	/**
+	 * Whether to spread the application's unsharded lease-mode elections, the default one included, over the replicas instead of letting one replica lead them all.
+	 */
+	private boolean balance;
 
 	private final Events events = new Events();
 
@@ -176,6 +181,14 @@ public class LeaderElectionProperties {
 		this.elections = elections;
 	}
 
+	public boolean isBalance() {
+		return this.balance;
+	}
+
+	public void setBalance(boolean balance) {
+		this.balance = balance;
+	}
+
 	/**
 	 * A named election.
 	 */
@@ -205,6 +218,32 @@ public class LeaderElectionProperties {
 		 * How this election campaigns, 'lease' or 'for-life'. Defaults to leader.election.mode.
 		 */
 		private Mode mode;
+
+		/**
+		 * How many shards to split this election into, each led on its own Lease named '<lease-name>-<index>-of-<shards>'; 1 does not split it.
+		 */
+		private int shards = 1;
+
+		/**
+		 * Whether to spread the shards over the replicas, none holding more than its share; false lets every replica claim whichever shard is free. Defaults to true for a sharded election.
+		 */
+		private Boolean balance;
+
+		public int getShards() {
+			return this.shards;
+		}
+
+		public void setShards(int shards) {
+			this.shards = shards;
+		}
+
+		public Boolean getBalance() {
+			return this.balance;
+		}
+
+		public void setBalance(Boolean balance) {
+			this.balance = balance;
+		}
 
 		public Mode getMode() {
 			return this.mode;

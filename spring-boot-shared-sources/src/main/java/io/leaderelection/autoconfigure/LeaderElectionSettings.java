@@ -9,7 +9,8 @@ import io.leaderelection.engine.ElectionSettings;
  * The validated configuration of every election of this application instance.
  *
  * @param identity the candidate identity written as holderIdentity
- * @param elections the default election first, then the named ones
+ * @param elections the default election first, then the named ones, a sharded election as its
+ * shards in the order of their index
  * @param releaseOnShutdown whether held Leases are released when the context closes
  * @param onLost what happens when leadership is lost
  */

@@ -16,13 +16,15 @@ import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 import io.leaderelection.LeaderElector;
+import io.leaderelection.LeaderStatus;
+import io.leaderelection.Shard;
 import io.leaderelection.autoconfigure.LeaderElectionProperties.Mode;
 import io.leaderelection.engine.ElectionSettings;
 
 /**
  * Resolves {@link LeaderElectionProperties} into validated {@link LeaderElectionSettings}:
- * fills in the identity, namespace and lease names and rejects values the elector cannot run
- * with, naming the property.
+ * fills in the identity, namespace and lease names, expands a sharded election into its shards and
+ * rejects values the elector cannot run with, naming the property.
  */
 public final class LeaderElectionSettingsResolver {
 
@@ -67,9 +69,11 @@ public final class LeaderElectionSettingsResolver {
 		List<ElectionSettings> elections = new ArrayList<>();
 		String defaultLease = hasText(properties.getLeaseName()) ? properties.getLeaseName() : baseName + "-leader";
 		ForLifeModes forLife = new ForLifeModes(properties);
-		elections.add(forLife.apply(prefix + ".mode", properties.effectiveMode(), election(
+		// Named after the default Lease, which no other application in the namespace has.
+		String balanceGroup = properties.isBalance() ? defaultLease + LeaderStatus.ELECTIONS_GROUP_SUFFIX : null;
+		elections.add(balanced(forLife.apply(prefix + ".mode", properties.effectiveMode(), election(
 				LeaderElector.DEFAULT_ELECTION, namespace, prefix + ".lease-name", defaultLease,
-				!hasText(properties.getLeaseName()), defaults)));
+				!hasText(properties.getLeaseName()), defaults)), balanceGroup));
 		Map<String, String> electionByLease = new HashMap<>();
 		electionByLease.put(defaultLease, LeaderElector.DEFAULT_ELECTION);
 		properties.getElections().forEach((name, election) -> {
@@ -80,20 +84,36 @@ public final class LeaderElectionSettingsResolver {
 					inherit(election.getRetryPeriod(), defaults.retryPeriod));
 			String leaseName = hasText(election.getLeaseName()) ? election.getLeaseName()
 					: baseName + "-" + name + "-leader";
-			String other = electionByLease.putIfAbsent(leaseName, name);
-			if (other != null) {
-				throw new InvalidLeaderElectionPropertyException(electionPrefix + ".lease-name", leaseName,
-						"must differ from the Lease of election '" + other + "'; two elections cannot share a Lease");
-			}
+			claimLease(electionByLease, electionPrefix + ".lease-name", leaseName, name);
 			if (election.getMode() == Mode.STANDALONE) {
 				throw new InvalidLeaderElectionPropertyException(electionPrefix + ".mode", "standalone",
 						"must be 'lease' or 'for-life': standalone is for the whole application, set by "
 								+ prefix + ".mode");
 			}
-			Mode mode = (election.getMode() != null && properties.effectiveMode() != Mode.STANDALONE)
-					? election.getMode() : properties.effectiveMode();
-			elections.add(forLife.apply(electionPrefix + ".mode", mode, election(name, namespace,
-					electionPrefix + ".lease-name", leaseName, !hasText(election.getLeaseName()), timings)));
+			boolean ownMode = election.getMode() != null && properties.effectiveMode() != Mode.STANDALONE;
+			Mode mode = ownMode ? election.getMode() : properties.effectiveMode();
+			String modeProperty = ownMode ? electionPrefix + ".mode" : prefix + ".mode";
+			int shards = validateShards(electionPrefix, election, mode, modeProperty);
+			ElectionSettings settings = forLife.apply(modeProperty, mode, election(name, namespace,
+					electionPrefix + ".lease-name", leaseName, !hasText(election.getLeaseName()), timings));
+			if (shards == 1) {
+				elections.add(balanced(settings, balanceGroup));
+				return;
+			}
+			boolean balanceShards = !Boolean.FALSE.equals(election.getBalance());
+			for (int index = 0; index < shards; index++) {
+				ElectionSettings shard = settings.shard(index, shards, balanceShards);
+				if (properties.getElections().containsKey(shard.name())) {
+					throw new InvalidLeaderElectionPropertyException(electionPrefix + ".shards", shards,
+							"would name a shard '" + shard.name() + "', the name of the election configured by "
+									+ prefix + ".elections." + shard.name() + "; rename one of them");
+				}
+				validateLeaseName(electionPrefix + ".lease-name", shard.leaseName(),
+						!hasText(election.getLeaseName()), "; each shard's Lease is the lease name followed by "
+								+ "'-<index>-of-<shards>'");
+				claimLease(electionByLease, electionPrefix + ".lease-name", shard.leaseName(), shard.name());
+				elections.add(shard);
+			}
 		});
 		return new LeaderElectionSettings(identity, elections, properties.isReleaseOnShutdown(),
 				properties.getOnLost());
@@ -101,15 +121,64 @@ public final class LeaderElectionSettingsResolver {
 
 	private ElectionSettings election(String name, String namespace, String leaseNameProperty, String leaseName,
 			boolean derived, Timings timings) {
+		validateLeaseName(leaseNameProperty, leaseName, derived, "");
+		return new ElectionSettings(name, namespace, leaseName, timings.leaseDuration, timings.renewDeadline,
+				timings.retryPeriod);
+	}
+
+	private static void validateLeaseName(String leaseNameProperty, String leaseName, boolean derived, String note) {
 		if (leaseName.length() > 253 || !DNS_1123_SUBDOMAIN.matcher(leaseName).matches()) {
 			throw new InvalidLeaderElectionPropertyException(leaseNameProperty, leaseName,
 					"must be a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', starting and ending "
 							+ "with a letter or digit, at most 253 characters)"
 							+ (derived ? "; when unset it is derived from "
-									+ "spring.application.name" : ""));
+									+ "spring.application.name" : "") + note);
 		}
-		return new ElectionSettings(name, namespace, leaseName, timings.leaseDuration, timings.renewDeadline,
-				timings.retryPeriod);
+	}
+
+	/** Records that the election campaigns on the Lease, which no other election may then use. */
+	private static void claimLease(Map<String, String> electionByLease, String leaseNameProperty, String leaseName,
+			String election) {
+		String other = electionByLease.putIfAbsent(leaseName, election);
+		if (other != null) {
+			throw new InvalidLeaderElectionPropertyException(leaseNameProperty, leaseName,
+					"must differ from the Lease of election '" + other + "'; two elections cannot share a Lease");
+		}
+	}
+
+	/** The election's shard count, checked; 1 when it is not sharded. */
+	private static int validateShards(String electionPrefix, LeaderElectionProperties.Election election, Mode mode,
+			String modeProperty) {
+		int shards = election.getShards();
+		if (shards < 1) {
+			throw new InvalidLeaderElectionPropertyException(electionPrefix + ".shards", shards,
+					"must be at least 1; 1 leaves the election whole");
+		}
+		if (shards > Shard.MAX_COUNT) {
+			throw new InvalidLeaderElectionPropertyException(electionPrefix + ".shards", shards,
+					"must be at most " + Shard.MAX_COUNT + ", the maximum: every replica watches each shard's Lease");
+		}
+		if (shards > 1 && mode == Mode.FOR_LIFE) {
+			throw new InvalidLeaderElectionPropertyException(electionPrefix + ".shards", shards,
+					"is not supported for an election in for-life mode (set by " + modeProperty + "): a for-life "
+							+ "lock moves only when its Pod ends, so its shards could not be spread; shard it in "
+							+ "lease mode or leave it whole");
+		}
+		if (shards == 1 && election.getBalance() != null) {
+			throw new InvalidLeaderElectionPropertyException(electionPrefix + ".balance", election.getBalance(),
+					"applies only to a sharded election (shards greater than 1); to spread the application's "
+							+ "unsharded elections over replicas, set " + LeaderElectionProperties.PREFIX
+							+ ".balance");
+		}
+		return shards;
+	}
+
+	/**
+	 * The election spread over replicas in the group, when there is one; for-life elections stay
+	 * out, as their locks move only when the holding Pod ends and cannot be handed over.
+	 */
+	private static ElectionSettings balanced(ElectionSettings election, String group) {
+		return (group != null && election.forLife() == null) ? election.balancedIn(group) : election;
 	}
 
 	/**

@@ -12,6 +12,12 @@ import org.springframework.integration.leader.event.LeaderEventPublisher;
  * Publishes Spring Integration's {@code OnGrantedEvent} and {@code OnRevokedEvent} for every
  * election, with the election name as role and a {@link Context} that steps down on
  * {@code yield()}.
+ * <p>
+ * Each shard of a sharded election is granted and revoked on its own, with the shard's name as
+ * role ({@code orders-3-of-8}); {@code elector.status(role).shard()} gives the
+ * {@link io.leaderelection.Shard}, {@code null} for an election that is not sharded. A shard or
+ * balanced election handed over to another replica, so that the group's Leases stay spread, is
+ * revoked like any other: leadership ends there and the work it gates stops.
  */
 public class LeaderEventBridge implements ElectionListener {
 

@@ -28,9 +28,11 @@ public final class StaticLeaderElector implements LeaderElector {
 
 	public StaticLeaderElector() {
 		this.statuses.put("default", new LeaderStatus("default", "team-a", "orders-leader", true, "me", ACQUIRED,
-				ACQUIRED.plusSeconds(30), 3, 3L, LeaderStatus.LEASE_TRANSITIONS, null, LeaderStatus.LEASE_MODE, null));
+				ACQUIRED.plusSeconds(30), 3, 3L, LeaderStatus.LEASE_TRANSITIONS, null, LeaderStatus.LEASE_MODE, null,
+				null, null));
 		this.statuses.put("billing", new LeaderStatus("billing", "team-a", "orders-billing-leader", false, "other",
-				ACQUIRED, ACQUIRED.plusSeconds(30), 7, null, null, null, LeaderStatus.FOR_LIFE_MODE, OTHER_POD));
+				ACQUIRED, ACQUIRED.plusSeconds(30), 7, null, null, null, LeaderStatus.FOR_LIFE_MODE, OTHER_POD, null,
+				null));
 	}
 
 	@Override

@@ -31,7 +31,23 @@ class ConfigurationMetadataTests {
 		}
 		assertThat(hinted).containsEntry("leader.election.on-lost", List.of("rejoin", "exit"))
 			.containsEntry("leader.election.mode", List.of("lease", "for-life", "standalone"))
-			.containsEntry("leader.election.elections.values.mode", List.of("lease", "for-life"));
+			.containsEntry("leader.election.elections.values.mode", List.of("lease", "for-life"))
+			.containsEntry("leader.election.elections.values.shards", List.of("1"))
+			.containsEntry("leader.election.elections.values.balance", List.of("true", "false"))
+			.containsEntry("leader.election.balance", List.of("false", "true"));
+	}
+
+	@Test
+	void balanceIsOffByDefault() throws Exception {
+		JsonNode balance = null;
+		for (JsonNode property : metadata().get("properties")) {
+			if (property.get("name").asText().equals("leader.election.balance")) {
+				balance = property;
+			}
+		}
+		assertThat(balance).as("leader.election.balance").isNotNull();
+		assertThat(balance.get("defaultValue").asBoolean(true)).isFalse();
+		assertThat(balance.get("description").asText()).contains("unsharded");
 	}
 
 	@Test
@@ -70,7 +86,8 @@ class ConfigurationMetadataTests {
 				"leader.election.for-life.not-ready-node-takeover", "leader.election.lease-name",
 				"leader.election.namespace", "leader.election.identity", "leader.election.lease-duration",
 				"leader.election.renew-deadline", "leader.election.retry-period",
-				"leader.election.release-on-shutdown", "leader.election.on-lost", "leader.election.elections");
+				"leader.election.release-on-shutdown", "leader.election.on-lost", "leader.election.elections",
+				"leader.election.balance");
 	}
 
 }

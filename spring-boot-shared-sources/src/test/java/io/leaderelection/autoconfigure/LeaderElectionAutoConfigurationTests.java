@@ -425,6 +425,13 @@ class LeaderElectionAutoConfigurationTests {
 						"leader.election.elections[bill.ing].retry-period=1s"),
 				invalid("leader.election.elections." + "b".repeat(64), "b".repeat(64),
 						"leader.election.elections." + "b".repeat(64) + ".retry-period=1s"),
+				// shards and balance
+				invalid("leader.election.elections.orders.shards", 0, "leader.election.elections.orders.shards=0"),
+				invalid("leader.election.elections.orders.shards", 257, "leader.election.elections.orders.shards=257"),
+				invalid("leader.election.elections.orders.shards", 4, "leader.election.elections.orders.shards=4",
+						"leader.election.elections.orders.mode=for-life"),
+				invalid("leader.election.elections.billing.balance", false,
+						"leader.election.elections.billing.balance=false"),
 				// namespace
 				invalid("leader.election.namespace", "Team_A", "leader.election.namespace=Team_A"),
 				invalid("leader.election.namespace", "a".repeat(64), "leader.election.namespace=" + "a".repeat(64)),
@@ -557,7 +564,7 @@ class LeaderElectionAutoConfigurationTests {
 		@Override
 		public LeaderStatus status(String election) {
 			return new LeaderStatus(election, "default", "stub-leader", false, null, null, null, null, null, null, null,
-					LeaderStatus.LEASE_MODE, null);
+					LeaderStatus.LEASE_MODE, null, null, null);
 		}
 
 		@Override

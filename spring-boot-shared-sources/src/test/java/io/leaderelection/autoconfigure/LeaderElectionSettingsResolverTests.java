@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.leaderelection.LeaderStatus;
+import io.leaderelection.Shard;
 import io.leaderelection.autoconfigure.LeaderElectionProperties.OnLost;
 import io.leaderelection.engine.ElectionSettings;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,6 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
@@ -545,6 +548,187 @@ class LeaderElectionSettingsResolverTests {
 		this.properties.getForLife().setNotReadyNodeTakeover(Duration.ZERO);
 
 		assertThat(invalid().getProperty()).isEqualTo("leader.election.for-life.not-ready-node-takeover");
+	}
+
+	// ---- shards and balance
+
+	private LeaderElectionProperties.Election sharded(int shards) {
+		LeaderElectionProperties.Election orders = election();
+		orders.setShards(shards);
+		this.properties.getElections().put("orders", orders);
+		return orders;
+	}
+
+	@Test
+	void aShardedElectionIsExpandedIntoItsShardsInIndexOrderEachOnItsOwnLeaseAndBalanced() {
+		this.properties.getElections().put("billing", election());
+		sharded(3);
+
+		LeaderElectionSettings settings = resolve();
+
+		assertThat(settings.electionNames()).containsExactly("default", "billing", "orders-0-of-3", "orders-1-of-3",
+				"orders-2-of-3");
+		ElectionSettings whole = new ElectionSettings("orders", "client-ns", "orders-orders-leader",
+				Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+		assertThat(settings.elections().subList(2, 5)).containsExactly(whole.shard(0, 3, true), whole.shard(1, 3, true),
+				whole.shard(2, 3, true));
+		assertThat(settings.elections().get(3).leaseName()).isEqualTo("orders-orders-leader-1-of-3");
+		assertThat(settings.elections().get(3).shard()).isEqualTo(new Shard("orders", 1, 3));
+		assertThat(settings.elections().get(3).balanceGroup()).isNotNull();
+		assertThat(settings.elections().subList(0, 2)).extracting(ElectionSettings::balanceGroup)
+			.containsOnlyNulls();
+	}
+
+	@Test
+	void balanceFalseLetsEveryReplicaClaimWhicheverShardIsFree() {
+		sharded(2).setBalance(false);
+
+		LeaderElectionSettings settings = resolve();
+
+		assertThat(settings.elections().subList(1, 3)).extracting(ElectionSettings::shard)
+			.containsExactly(new Shard("orders", 0, 2), new Shard("orders", 1, 2));
+		assertThat(settings.elections()).extracting(ElectionSettings::balanceGroup).containsOnlyNulls();
+	}
+
+	@Test
+	void oneShardLeavesTheElectionWhole() {
+		sharded(1);
+
+		ElectionSettings orders = resolve().elections().get(1);
+
+		assertThat(orders.name()).isEqualTo("orders");
+		assertThat(orders.leaseName()).isEqualTo("orders-orders-leader");
+		assertThat(orders.shard()).isNull();
+		assertThat(orders.balanceGroup()).isNull();
+	}
+
+	@ParameterizedTest
+	@ValueSource(ints = { 0, -1 })
+	void shardsThatAreNotPositiveAreRejected(int shards) {
+		sharded(shards);
+
+		InvalidLeaderElectionPropertyException ex = invalid();
+
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.orders.shards");
+		assertThat(ex.getValue()).isEqualTo(shards);
+		assertThat(ex.getReason()).contains("at least 1");
+	}
+
+	@Test
+	void moreShardsThanTheMaximumAreRejectedSayingTheMaximum() {
+		sharded(Shard.MAX_COUNT + 1);
+
+		InvalidLeaderElectionPropertyException ex = invalid();
+
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.orders.shards");
+		assertThat(ex.getReason()).contains("at most " + Shard.MAX_COUNT).contains("maximum");
+	}
+
+	@Test
+	void theMaximumNumberOfShardsIsAccepted() {
+		sharded(Shard.MAX_COUNT);
+
+		assertThat(resolve().elections()).hasSize(1 + Shard.MAX_COUNT)
+			.last()
+			.extracting(ElectionSettings::name)
+			.isEqualTo("orders-255-of-256");
+	}
+
+	@Test
+	void shardsOfAnElectionInForLifeModeAreRejectedNamingTheModesProperty() {
+		this.environment.put("POD_NAME", "orders-0");
+		sharded(4).setMode(LeaderElectionProperties.Mode.FOR_LIFE);
+
+		InvalidLeaderElectionPropertyException ex = invalid();
+
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.orders.shards");
+		assertThat(ex.getReason()).contains("not supported").contains("for-life")
+			.contains("leader.election.elections.orders.mode");
+	}
+
+	@Test
+	void shardsOfAnElectionInheritingForLifeModeAreRejectedNamingTheApplicationsMode() {
+		this.environment.put("POD_NAME", "orders-0");
+		this.properties.setMode(LeaderElectionProperties.Mode.FOR_LIFE);
+		sharded(4);
+
+		InvalidLeaderElectionPropertyException ex = invalid();
+
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.orders.shards");
+		assertThat(ex.getReason()).contains("not supported").contains("(set by leader.election.mode)");
+	}
+
+	@Test
+	void balanceOnAnElectionThatIsNotShardedIsRejectedPointingToTheApplicationsBalance() {
+		sharded(1).setBalance(true);
+
+		InvalidLeaderElectionPropertyException ex = invalid();
+
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.orders.balance");
+		assertThat(ex.getValue()).isEqualTo(true);
+		assertThat(ex.getReason()).contains("sharded").contains("leader.election.balance");
+	}
+
+	@Test
+	void standaloneLeadsShardedElectionsToo() {
+		this.properties.setMode(LeaderElectionProperties.Mode.STANDALONE);
+		sharded(2).setMode(LeaderElectionProperties.Mode.FOR_LIFE);
+
+		assertThat(resolve().electionNames()).containsExactly("default", "orders-0-of-2", "orders-1-of-2");
+	}
+
+	@Test
+	void balanceSpreadsTheUnshardedLeaseElectionsInOneGroupLeavingShardsAndForLifeOut() {
+		this.environment.put("POD_NAME", "orders-0");
+		this.properties.setBalance(true);
+		this.properties.getElections().put("billing", election());
+		LeaderElectionProperties.Election reports = election();
+		reports.setMode(LeaderElectionProperties.Mode.FOR_LIFE);
+		this.properties.getElections().put("reports", reports);
+		sharded(2).setBalance(false);
+
+		LeaderElectionSettings settings = resolve();
+
+		String group = "orders-leader" + LeaderStatus.ELECTIONS_GROUP_SUFFIX;
+		assertThat(settings.elections()).extracting(ElectionSettings::name, ElectionSettings::balanceGroup)
+			.containsExactly(tuple("default", group), tuple("billing", group), tuple("reports", null),
+					tuple("orders-0-of-2", null), tuple("orders-1-of-2", null));
+	}
+
+	@Test
+	void aShardNamedLikeAnotherElectionIsRejected() {
+		sharded(2);
+		this.properties.getElections().put("orders-1-of-2", election());
+
+		InvalidLeaderElectionPropertyException ex = invalid();
+
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.orders.shards");
+		assertThat(ex.getReason()).contains("'orders-1-of-2'");
+	}
+
+	@Test
+	void aLeaseNameTooLongForTheShardsSuffixIsRejected() {
+		// 253 characters with the suffix of shard 0 to 9, one more from shard 10 on
+		sharded(16).setLeaseName("l".repeat(245));
+
+		InvalidLeaderElectionPropertyException ex = invalid();
+
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.orders.lease-name");
+		assertThat(ex.getValue()).isEqualTo("l".repeat(245) + "-10-of-16");
+		assertThat(ex.getReason()).contains("-<index>-of-<shards>");
+	}
+
+	@Test
+	void aShardsLeaseTakenByAnotherElectionIsRejected() {
+		sharded(2).setLeaseName("orders-lock");
+		LeaderElectionProperties.Election billing = election();
+		billing.setLeaseName("orders-lock-1-of-2");
+		this.properties.getElections().put("billing", billing);
+
+		InvalidLeaderElectionPropertyException ex = invalid();
+
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.lease-name");
+		assertThat(ex.getReason()).contains("'orders-1-of-2'");
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.leaderelection.actuate.endpoint;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -9,6 +10,8 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.StepDown;
+import io.leaderelection.autoconfigure.ShardedElections;
+import io.leaderelection.autoconfigure.ShardedElections.ShardedElection;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -18,8 +21,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
- * The {@code leader} endpoint: who this replica is and what it knows of every election. Reads
- * are open by default; stepping down is a write, granted only with
+ * The {@code leader} endpoint: who this replica is and what it knows of every election, shard
+ * and balanced group. Reads are open by default; stepping down is a write, granted only with
  * {@code management.endpoint.leader.access=unrestricted}.
  */
 @Endpoint(id = "leader", defaultAccess = Access.READ_ONLY)
@@ -39,7 +42,12 @@ public class LeaderEndpoint {
 
 	@ReadOperation
 	public LeaderElectionsDescriptor elections() {
-		return new LeaderElectionsDescriptor(this.elector.identity(), this.elector.statuses());
+		Map<String, LeaderStatus> statuses = this.elector.statuses();
+		Map<String, ShardsDescriptor> shards = new LinkedHashMap<>();
+		// from the statuses shown beside them, so that one answer never contradicts itself
+		ShardedElections.of(statuses).forEach((name, sharded) -> shards.put(name, ShardsDescriptor.of(sharded)));
+		return new LeaderElectionsDescriptor(this.elector.identity(), statuses, shards,
+				ShardedElections.groups(statuses));
 	}
 
 	/** The election's status; {@code null}, which the web layer answers with 404, when unknown. */
@@ -68,10 +76,31 @@ public class LeaderEndpoint {
 	 * This replica's candidate identity and the status of every election, keyed by name.
 	 *
 	 * @param identity the identity this replica writes as holderIdentity
-	 * @param elections every configured election's status, the default election first
+	 * @param elections every configured election's status, the default election first; a sharded
+	 * election's shards each under the shard's name, with its {@code shard} and {@code group}
+	 * @param shards every sharded election, keyed by the name configured
+	 * @param groups every group of Leases spread over replicas, keyed by the group's name
 	 */
-	public record LeaderElectionsDescriptor(String identity,
-			Map<String, LeaderStatus> elections) implements OperationResponseBody {
+	public record LeaderElectionsDescriptor(String identity, Map<String, LeaderStatus> elections,
+			Map<String, ShardsDescriptor> shards, Map<String, LeaderStatus.Group> groups)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * What this replica leads of a sharded election.
+	 *
+	 * @param count how many shards the election is split into
+	 * @param owned the indexes of the shards this replica leads, ascending
+	 * @param members how many replicas the shards are spread over now, this one included;
+	 * {@code null} when they are not balanced
+	 */
+	public record ShardsDescriptor(int count, List<Integer> owned, Integer members) {
+
+		static ShardsDescriptor of(ShardedElection sharded) {
+			LeaderStatus.Group group = sharded.group();
+			return new ShardsDescriptor(sharded.count(), sharded.owned(), (group != null) ? group.members() : null);
+		}
+
 	}
 
 	/**

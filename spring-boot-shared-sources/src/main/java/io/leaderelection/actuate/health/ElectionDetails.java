@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.autoconfigure.ShardedElections;
 
 /**
  * How the health indicators show an election.
@@ -29,7 +30,20 @@ final class ElectionDetails {
 		putIfKnown(details, "fencingToken", status.fencingToken());
 		putIfKnown(details, "fencingTokenSource", status.fencingTokenSource());
 		putIfKnown(details, "lastError", status.lastError());
+		putIfKnown(details, "shard", status.shard());
+		putIfKnown(details, "group", status.group());
 		return details;
+	}
+
+	/**
+	 * Per sharded election among the statuses, how many shards it has and which this replica
+	 * leads; empty when none is sharded.
+	 */
+	static Map<String, Object> shards(Map<String, LeaderStatus> statuses) {
+		Map<String, Object> shards = new LinkedHashMap<>();
+		ShardedElections.of(statuses)
+			.forEach((name, sharded) -> shards.put(name, Map.of("count", sharded.count(), "owned", sharded.owned())));
+		return shards;
 	}
 
 	/** A duration in seconds to the millisecond, for people: {@code 15s}, {@code 2.347s}. */

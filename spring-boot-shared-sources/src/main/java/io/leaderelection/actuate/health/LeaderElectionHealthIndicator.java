@@ -18,7 +18,9 @@ import io.leaderelection.engine.ElectionHealth;
  * that does not lead stays ready for traffic. DOWN when an election could not read or write its
  * Lease for longer than its lease duration (a 403, a missing namespace, an unreachable API
  * server), when its loop has stopped running, or when another process writes its Lease under
- * this replica's identity. Details show every election, and gated work that failed to start.
+ * this replica's identity. Details show every election (each shard of a sharded election as one,
+ * with its {@code shard} and balanced {@code group}), the shards led of each sharded election, and
+ * gated work that failed to start.
  * <p>
  * Only the library's own {@link ElectionEngine} tells how long calls have failed; for another
  * {@link LeaderElector} the indicator shows the elections and stays UP.
@@ -55,7 +57,8 @@ public class LeaderElectionHealthIndicator extends BootHealthIndicator {
 	protected HealthVerdict check() {
 		Map<String, Object> elections = new LinkedHashMap<>();
 		List<String> problems = new ArrayList<>();
-		for (LeaderStatus status : this.elector.statuses().values()) {
+		Map<String, LeaderStatus> statuses = this.elector.statuses();
+		for (LeaderStatus status : statuses.values()) {
 			Map<String, Object> details = ElectionDetails.of(status);
 			if (this.electionHealth != null) {
 				ElectionHealth health = this.electionHealth.apply(status.election());
@@ -80,6 +83,10 @@ public class LeaderElectionHealthIndicator extends BootHealthIndicator {
 		}
 		details.put("identity", this.elector.identity());
 		details.put("elections", elections);
+		Map<String, Object> shards = ElectionDetails.shards(statuses);
+		if (!shards.isEmpty()) {
+			details.put("shards", shards);
+		}
 		String eventsProblem = this.eventsProblem.get();
 		if (eventsProblem != null) {
 			details.put("events", eventsProblem);

@@ -2,7 +2,9 @@ package io.leaderelection.autoconfigure.leaderonly;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -85,20 +87,33 @@ class LeaderOnlyAttributeSource {
 		return start ? lifecycleGate(targetClass) : null;
 	}
 
-	/** Every election named by annotations on the class and its methods. */
-	Set<String> electionsNamedBy(Class<?> targetClass) {
-		Set<String> elections = new LinkedHashSet<>();
+	/**
+	 * Every {@link LeaderOnly} on the class and its methods, the type's first: what the post
+	 * processor checks against the configured elections once they are known.
+	 */
+	List<Declaration> declaredBy(Class<?> targetClass) {
+		List<Declaration> declarations = new ArrayList<>();
 		LeaderOnly onType = AnnotatedElementUtils.findMergedAnnotation(targetClass, LeaderOnly.class);
 		if (onType != null) {
-			elections.add(onType.value());
+			declarations.add(new Declaration(onType, null));
 		}
 		ReflectionUtils.doWithMethods(targetClass, (method) -> {
 			LeaderOnly onMethod = AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
 			if (onMethod != null) {
-				elections.add(onMethod.value());
+				declarations.add(new Declaration(onMethod, method));
 			}
-		});
-		return elections;
+		}, (method) -> !method.isBridge());
+		return declarations;
+	}
+
+	/**
+	 * A {@link LeaderOnly} found on a class.
+	 *
+	 * @param leaderOnly the annotation
+	 * @param method the method it is on; {@code null} when it is on the type
+	 */
+	record Declaration(LeaderOnly leaderOnly, Method method) {
+
 	}
 
 	private Optional<LeaderOnly> lookUp(Method method, Class<?> targetClass) {

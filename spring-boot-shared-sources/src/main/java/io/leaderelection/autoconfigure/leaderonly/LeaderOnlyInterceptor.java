@@ -1,6 +1,7 @@
 package io.leaderelection.autoconfigure.leaderonly;
 
 import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -9,6 +10,8 @@ import java.util.concurrent.Future;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
 import io.leaderelection.NotLeaderException;
+import io.leaderelection.autoconfigure.ShardedElections;
+import io.leaderelection.autoconfigure.ShardedElections.ShardedElection;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
 import io.leaderelection.engine.LeaderCalls;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -20,13 +23,15 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Runs a {@code @LeaderOnly} call only while this replica leads its election, reading the
- * elector's time-bounded gate at call time, and keeps a gated lifecycle bean from starting
- * unless it leads.
+ * Runs a {@code @LeaderOnly} call only while this replica leads its election, or for a sharded
+ * election the shard of the call's key, reading the elector's time-bounded gate at call time, and
+ * keeps a gated lifecycle bean from starting unless it leads.
  */
 class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	private final LeaderOnlyAttributeSource attributes;
+
+	private final LeaderOnlyKeys keys;
 
 	// Looked up once, on the first call: the interceptor exists before these beans do, and a
 	// bean factory look-up on every call would cost more than the rest of the interception.
@@ -36,10 +41,16 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	private final SingletonSupplier<LeaderOnlyInvocations> invocations;
 
-	LeaderOnlyInterceptor(LeaderOnlyAttributeSource attributes, ObjectProvider<LeaderElector> elector,
-			ObjectProvider<LeaderOnlyRegistry> registry, ObjectProvider<LeaderOnlyInvocations> invocations) {
+	// The elector's elections are fixed once it exists: which are sharded, and into what, is read once.
+	private final SingletonSupplier<Map<String, ShardedElection>> sharded;
+
+	LeaderOnlyInterceptor(LeaderOnlyAttributeSource attributes, LeaderOnlyKeys keys,
+			ObjectProvider<LeaderElector> elector, ObjectProvider<LeaderOnlyRegistry> registry,
+			ObjectProvider<LeaderOnlyInvocations> invocations) {
 		this.attributes = attributes;
+		this.keys = keys;
 		this.elector = SingletonSupplier.of(elector::getObject);
+		this.sharded = SingletonSupplier.of(() -> ShardedElections.of(this.elector.obtain().statuses()));
 		this.registry = SingletonSupplier.of(registry::getObject);
 		this.invocations = SingletonSupplier.of(invocations::getObject);
 	}
@@ -56,7 +67,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		if (leaderOnly == null) {
 			return invocation.proceed();
 		}
-		String election = leaderOnly.value();
+		String election = election(leaderOnly, invocation, targetClass);
 		LeaderOnlyInvocations invocations = this.invocations.obtain();
 		LeaderCalls.Call call = this.registry.obtain().enter(election, leaderOnly.interruptOnRevoke(), method);
 		if (call == null) {
@@ -71,7 +82,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 			// Checked once the call is registered, so that a gate closing after this point finds it.
 			if (!this.elector.obtain().isLeader(election)) {
 				invocations.record(election, Outcome.SKIPPED);
-				return notLeader(leaderOnly, method);
+				return notLeader(leaderOnly, election, method);
 			}
 			invocations.record(election, Outcome.EXECUTED);
 			Object result = invocation.proceed();
@@ -90,6 +101,20 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		}
 	}
 
+	/**
+	 * The election whose gate the call passes: the one named, or for a sharded election, the
+	 * shard its key belongs to, so that counting, draining and interrupting work per shard.
+	 */
+	private String election(LeaderOnly leaderOnly, MethodInvocation invocation, Class<?> targetClass) {
+		ShardedElection sharded = leaderOnly.key().isEmpty() ? null : this.sharded.obtain().get(leaderOnly.value());
+		if (sharded == null) {
+			// a key on an election that is not sharded fails the start; until then it has no shard to pick
+			return leaderOnly.value();
+		}
+		return sharded.shardNameOf(
+				this.keys.evaluate(leaderOnly, invocation.getMethod(), targetClass, invocation.getArguments()));
+	}
+
 	/** {@code isAutoStartup()} is false; {@code start()} runs only on the leader. */
 	private Object lifecycleStart(MethodInvocation invocation, LeaderOnly gate) throws Throwable {
 		if ("isAutoStartup".equals(invocation.getMethod().getName())) {
@@ -101,9 +126,8 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		return invocation.proceed();
 	}
 
-	private Object notLeader(LeaderOnly leaderOnly, Method method) {
+	private Object notLeader(LeaderOnly leaderOnly, String election, Method method) {
 		if (leaderOnly.throwIfNotLeader()) {
-			String election = leaderOnly.value();
 			throw new NotLeaderException(election, holderSeen(election));
 		}
 		return emptyResult(method.getReturnType());

@@ -1,10 +1,16 @@
 package io.leaderelection.actuate.endpoint;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
+import io.leaderelection.LeaderElector;
+import io.leaderelection.LeaderStatus;
+import io.leaderelection.Shard;
 import io.leaderelection.StepDown;
 import io.leaderelection.actuate.StaticLeaderElector;
 import io.leaderelection.actuate.endpoint.LeaderEndpoint.LeaderElectionsDescriptor;
+import io.leaderelection.actuate.endpoint.LeaderEndpoint.ShardsDescriptor;
 import io.leaderelection.actuate.endpoint.LeaderEndpoint.StepDownDescriptor;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +36,57 @@ class LeaderEndpointTests {
 		assertThat(elections.elections()).containsExactly(
 				entry("default", this.elector.status("default")),
 				entry("billing", this.elector.status("billing")));
+	}
+
+	@Test
+	void electionsWithoutShardsOrGroupsHaveNone() {
+		LeaderElectionsDescriptor elections = this.endpoint.elections();
+		assertThat(elections.shards()).isEmpty();
+		assertThat(elections.groups()).isEmpty();
+	}
+
+	@Test
+	void shardsThatAreNotBalancedShowTheirCountAndTheShardsLedWithoutMembers() {
+		Map<String, LeaderStatus> statuses = new LinkedHashMap<>();
+		for (int index = 2; index >= 0; index--) {
+			// out of order: the endpoint orders the shards by index
+			Shard shard = new Shard("orders", index, 3);
+			statuses.put(shard.name(), new LeaderStatus(shard.name(), "team-a", shard.leaseName("orders-leader"),
+					index != 1, null, null, null, null, null, null, null, LeaderStatus.LEASE_MODE, null, shard, null));
+		}
+		LeaderElector elector = new LeaderElector() {
+
+			@Override
+			public String identity() {
+				return "me";
+			}
+
+			@Override
+			public boolean isLeader(String election) {
+				return status(election).leader();
+			}
+
+			@Override
+			public LeaderStatus status(String election) {
+				return statuses.get(election);
+			}
+
+			@Override
+			public Map<String, LeaderStatus> statuses() {
+				return statuses;
+			}
+
+			@Override
+			public void stepDown(String election) {
+			}
+
+		};
+
+		LeaderElectionsDescriptor elections = new LeaderEndpoint(elector).elections();
+
+		assertThat(elections.shards()).containsExactly(entry("orders", new ShardsDescriptor(3, List.of(0, 2), null)));
+		assertThat(elections.groups()).isEmpty();
+		assertThat(elections.elections()).isEqualTo(statuses);
 	}
 
 	@Test
