@@ -136,6 +136,12 @@ final class Election {
 
 	private ElectionScheduler.Cancellable nextAttempt;
 
+	/** When {@link #nextAttempt} is due. */
+	private long nextAttemptAtNanos;
+
+	/** The attempt sequence a read on its way was sent in; {@link #NEVER} when none is on its way. */
+	private long readSequence = NEVER;
+
 	/**
 	 * For life, the lock last seen held before it went missing without a release: its owner must
 	 * be gone before another Pod creates a lock; {@code null} when none.
@@ -425,15 +431,21 @@ final class Election {
 	 */
 	synchronized void reconsider() {
 		long now = now();
-		// only on what a read or a watch told: a Lease never seen is not yet known to be missing
+		// only on what a read or a watch told: a Lease never seen is not yet known to be missing,
+		// and a read on its way is not dropped, since its answer may show the Lease changed
 		if (!this.running || this.term != null || this.claim != null || this.lockStore != null
-				|| (this.lastSeen == null && this.absentSinceNanos == NEVER) || stayingOut(now)
-				|| !this.balancer.wouldLetClaim(this, now)) {
+				|| (this.lastSeen == null && this.absentSinceNanos == NEVER) || this.readSequence == this.attemptSequence
+				|| stayingOut(now) || !this.balancer.wouldLetClaim(this, now)) {
 			return;
 		}
+		long dueAt = (this.nextAttempt != null) ? this.nextAttemptAtNanos : NEVER;
 		cancelNextAttempt();
 		this.attemptSequence++;
 		decide(now);
+		// deciding again must not put off a read that was due sooner
+		if (this.claim == null && this.nextAttempt != null && dueAt != NEVER && this.nextAttemptAtNanos - dueAt > 0) {
+			scheduleAttempt(dueAt - now);
+		}
 	}
 
 	/**
@@ -603,8 +615,10 @@ final class Election {
 
 	private void read() {
 		long timeout = this.renewDeadlineNanos;
+		this.readSequence = this.attemptSequence;
 		call("get", () -> this.store.get(Duration.ofNanos(timeout)), timeout, this.attemptSequence,
 				(stored, failure) -> {
+					this.readSequence = NEVER;
 					if (failure != null) {
 						failed(failure);
 						// The watch may be as dead as the reads are: poll until a read succeeds again.
@@ -1108,7 +1122,7 @@ final class Election {
 		else {
 			request = () -> this.store.create(claimed, Duration.ofNanos(timeout));
 		}
-		Claim sent = new Claim(transitions);
+		Claim sent = new Claim(transitions, seen == null);
 		this.claim = sent;
 		call(verb, request, timeout, ALWAYS, (stored, failure) -> {
 			this.ownWrites.refusedIf(write, failure);
@@ -1135,6 +1149,12 @@ final class Election {
 			}
 			else if (failure instanceof LeaseConflictException) {
 				succeeded();
+				if (sent.created && this.lastSeen == null) {
+					// A create refused because the Lease exists: it was there when refused, so it has not
+					// been missing since, whatever this replica last saw; read it at once.
+					this.absentSinceNanos = now();
+					sent.readAtOnce = true;
+				}
 			}
 			else {
 				failed(failure);
@@ -1145,7 +1165,8 @@ final class Election {
 			if (this.running) {
 				// A claim that got no answer may have been written: read at once, to lead on it.
 				boolean noAnswer = failure instanceof LeaseStoreException storeFailure && storeFailure.isNoAnswer();
-				scheduleAttempt((noAnswer || failure instanceof LeaseNotFoundException) ? 0 : followerDelay());
+				scheduleAttempt((noAnswer || sent.readAtOnce || failure instanceof LeaseNotFoundException) ? 0
+						: followerDelay());
 			}
 			return;
 		}
@@ -1602,6 +1623,7 @@ final class Election {
 	private void scheduleAttempt(long delayNanos) {
 		cancelNextAttempt();
 		long sequence = ++this.attemptSequence;
+		this.nextAttemptAtNanos = now() + Math.max(0, delayNanos);
 		this.nextAttempt = this.runtime.scheduler().schedule(() -> attempt(sequence), Math.max(0, delayNanos));
 	}
 
@@ -1753,10 +1775,17 @@ final class Election {
 		/** The leaseTransitions the claim writes. */
 		private final int transitions;
 
+		/** Whether the claim creates the Lease, which this replica last saw missing. */
+		private final boolean created;
+
+		/** Whether the answer calls for a read at once. */
+		private boolean readAtOnce;
+
 		private Release giveBack;
 
-		Claim(int transitions) {
+		Claim(int transitions, boolean created) {
 			this.transitions = transitions;
+			this.created = created;
 		}
 
 		Release giveBack(RevocationCause cause, boolean write) {

@@ -28,6 +28,14 @@ interface Candidate {
 	}
 
 	/**
+	 * What this process makes of the election now, for the log of a run that found it without a
+	 * leader; {@code null} for an elector that does not tell.
+	 */
+	default String describe(String election) {
+		return null;
+	}
+
+	/**
 	 * Gives up the election if this process leads it, the way the elector does it; leader-only
 	 * calls under way go on.
 	 * @param fromListener step down from a listener thread, as Spring Integration's

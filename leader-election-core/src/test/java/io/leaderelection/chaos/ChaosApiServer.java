@@ -126,6 +126,15 @@ public final class ChaosApiServer implements AutoCloseable {
 		this.dispatcher.leaseWriteListener = listener;
 	}
 
+	/**
+	 * From now on, tells the listener of every request about a Lease the server answered (reads,
+	 * writes, watches, those refused and those answered by an {@link #answer}), with the answer's
+	 * status code, as it answers: what a gate overlap's timeline shows beside the versions stored.
+	 */
+	public void onLeaseRequest(LeaseRequestListener listener) {
+		this.dispatcher.leaseRequestListener = listener;
+	}
+
 	/** Requests sent by the named client. */
 	public static Predicate<RecordedRequest> from(String clientName) {
 		return (request) -> clientName.equals(request.getHeader(CLIENT_HEADER));
@@ -176,6 +185,20 @@ public final class ChaosApiServer implements AutoCloseable {
 		 * @param stored the version stored; {@code null} when the Lease was deleted
 		 */
 		void written(String name, String client, Lease stored);
+
+	}
+
+	/** Told of every request about a Lease the server answers. */
+	@FunctionalInterface
+	public interface LeaseRequestListener {
+
+		/**
+		 * @param name the Lease's name
+		 * @param client the name of the client that sent it ({@value #CLIENT_HEADER})
+		 * @param request what was asked, e.g. {@code PUT}, {@code GET}, {@code watch}
+		 * @param code the status code of the answer (101 for a watch accepted)
+		 */
+		void requested(String name, String client, String request, int code);
 
 	}
 
@@ -234,6 +257,8 @@ public final class ChaosApiServer implements AutoCloseable {
 		/** {@code null} until one is set: a Lease some tests store on purpose may not even parse. */
 		private volatile LeaseWriteListener leaseWriteListener;
 
+		private volatile LeaseRequestListener leaseRequestListener;
+
 		/** The last version of each Lease stored, by namespace and name. */
 		private final Map<String, GenericKubernetesResource> storedLeases = new ConcurrentHashMap<>();
 
@@ -242,6 +267,54 @@ public final class ChaosApiServer implements AutoCloseable {
 
 		@Override
 		public MockResponse dispatch(RecordedRequest request) {
+			MockResponse response = serve(request);
+			LeaseRequestListener listener = this.leaseRequestListener;
+			if (listener != null) {
+				String lease = leaseAskedFor(request);
+				if (lease != null) {
+					String path = request.getPath();
+					boolean watch = path.contains("watch=true") || path.contains("watch=1");
+					// a watch accepted is a WebSocket upgrade, which the mock's answer tells without a code
+					int code = (response.getWebSocketListener() != null) ? 101 : response.code();
+					listener.requested(lease, request.getHeader(CLIENT_HEADER),
+							watch ? "watch" : request.getMethod().toUpperCase(), code);
+				}
+			}
+			return response;
+		}
+
+		/**
+		 * The name of the Lease a request is about: named in its path, in the field selector of a
+		 * watch, or in the body of a creation; {@code null} for any other request.
+		 */
+		private static String leaseAskedFor(RecordedRequest request) {
+			String path = request.getPath();
+			if (path == null || !path.startsWith(COORDINATION_API) || !path.contains("/leases")) {
+				return null;
+			}
+			String object = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+			if (object.contains("/leases/")) {
+				return object.substring(object.lastIndexOf('/') + 1);
+			}
+			String watched = watchedLease(path);
+			if (watched != null) {
+				return watched.substring(watched.indexOf('/') + 1);
+			}
+			if ("POST".equalsIgnoreCase(request.getMethod())) {
+				try {
+					ObjectMeta metadata = SERIALIZATION
+						.unmarshal(request.getUtf8Body(), GenericKubernetesResource.class)
+						.getMetadata();
+					return (metadata != null) ? metadata.getName() : null;
+				}
+				catch (RuntimeException ex) {
+					return null;
+				}
+			}
+			return null;
+		}
+
+		private MockResponse serve(RecordedRequest request) {
 			forgetRequests();
 			for (Answer answer : this.answers) {
 				if (answer.requests.test(request)) {

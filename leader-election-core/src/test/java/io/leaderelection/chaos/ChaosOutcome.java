@@ -26,10 +26,17 @@ import io.leaderelection.chaos.LeadershipHistory.Span;
  * @param work how the leader-only jobs went
  * @param leaseWrites what the electors' writes did to what others wrote in the Leases
  * @param overlapScenarios each gate overlap with the fault that preceded it
+ * @param overlapTimelines the first {@value #EXAMPLES} gate overlaps, each with what happened in
+ * its election around it: terms, Lease versions stored and deleted, faults
+ * @param elections the same counts, election by election (shard by shard), by name
+ * @param spread for balanced shards, how evenly the live replicas held them, per fault window;
+ * {@code null} when it was not sampled
  */
 record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int transitions,
 		Map<FaultKind, FaultStats> faults, int faultsHeldTogether, Overlaps gateOverlaps, Integer tokenRegressions,
-		LeaderWork work, LeaseWrites leaseWrites, List<String> overlapScenarios) {
+		LeaderWork work, LeaseWrites leaseWrites, List<String> overlapScenarios, List<String> overlapTimelines,
+		Map<String, ElectionCounts> elections,
+		Spread spread) {
 
 	/** How many failures of each check are described. */
 	static final int EXAMPLES = 3;
@@ -63,6 +70,44 @@ record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int tr
 	 */
 	record LeaderWork(long steps, Overlaps stepOverlaps, long opaqueJobs, Overlaps opaqueOverlapsAfterVoluntaryEnd,
 			Overlaps opaqueOverlapsAfterLoss, Violations fenceViolations, Violations releasesDuringJobs) {
+
+	}
+
+	/**
+	 * What happened in one election (one shard): the checks of the run, counted in it alone.
+	 *
+	 * @param grants terms begun, the first one included
+	 * @param transitions terms begun after the first one
+	 * @param gateOverlaps terms begun while another process's term was open
+	 * @param tokenRegressions terms whose fencing token was not above the previous term's;
+	 * {@code null} for an elector without fencing tokens
+	 * @param stepOverlaps cooperative steps begun while another process's step ran
+	 * @param opaqueOverlapsAfterVoluntaryEnd opaque jobs begun while another process's job of a
+	 * term given up ran
+	 * @param opaqueOverlapsAfterLoss opaque jobs begun while another process's job of a term lost
+	 * ran
+	 * @param fenceViolations of those, the ones whose later job's fencing token was not higher;
+	 * {@code null} without fencing tokens
+	 * @param handedOver terms ended by a hand-over to balance the group ({@code HANDED_OVER})
+	 */
+	record ElectionCounts(int grants, int transitions, int gateOverlaps, Integer tokenRegressions, int stepOverlaps,
+			int opaqueOverlapsAfterVoluntaryEnd, int opaqueOverlapsAfterLoss, Integer fenceViolations,
+			int handedOver) {
+
+	}
+
+	/**
+	 * How evenly the live replicas (the processes running, a duplicate identity's twin left out)
+	 * held the shards of a balanced group: the spread is the most shards any of them held less
+	 * the fewest, sampled by the run as it goes. Per fault window, from a fault's injection to
+	 * the next one's: the spread at its end, just before the next fault, and the highest sampled
+	 * in it.
+	 *
+	 * @param atWindowEnd the spread at the end of each window
+	 * @param highestInWindow the highest spread sampled in each window
+	 * @param samples how many samples were taken
+	 */
+	record Spread(List<Integer> atWindowEnd, List<Integer> highestInWindow, int samples) {
 
 	}
 
@@ -109,6 +154,10 @@ record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int tr
 
 		private int opaqueOverlapsAfterLoss;
 
+		private final List<Integer> spreadAtWindowEnd = new ArrayList<>();
+
+		private final List<Integer> highestSpreadInWindow = new ArrayList<>();
+
 		void countInjection() {
 			this.injected++;
 		}
@@ -135,8 +184,24 @@ record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int tr
 			}
 		}
 
+		/** The spread of balanced shards in a window the fault opened: at its end, and the highest. */
+		void spread(int atWindowEnd, int highestInWindow) {
+			this.spreadAtWindowEnd.add(atWindowEnd);
+			this.highestSpreadInWindow.add(highestInWindow);
+		}
+
 		int injected() {
 			return this.injected;
+		}
+
+		/** The spread of balanced shards at the end of each window this fault opened; empty if not sampled. */
+		List<Integer> spreadAtWindowEnd() {
+			return this.spreadAtWindowEnd;
+		}
+
+		/** The highest spread of balanced shards sampled in each window this fault opened. */
+		List<Integer> highestSpreadInWindow() {
+			return this.highestSpreadInWindow;
 		}
 
 		/** Per interrupted election: from the fault to the next gate open. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 import io.leaderelection.chaos.ChaosOutcome.FaultStats;
@@ -21,10 +22,16 @@ final class ChaosReport {
 	static String markdown(List<ChaosOutcome> outcomes) {
 		ChaosSettings settings = outcomes.get(0).settings();
 		StringBuilder report = new StringBuilder();
-		report.append(String.format("Seed %d; %d replicas, each campaigning in %d elections (one Lease each); "
+		String campaigning = settings.balancedShards()
+				? String.format("%d replicas (and up to %d more joining), each campaigning in the %d shards of one "
+						+ "election, balanced (one Lease each, and one member Lease per replica)", settings.replicas(),
+						settings.spareReplicas(), settings.elections())
+				: String.format("%d replicas, each campaigning in %d elections (one Lease each)", settings.replicas(),
+						settings.elections());
+		report.append(String.format("Seed %d; %s; "
 				+ "lease %d ms, renew deadline %d ms, retry %d ms, drain timeout %d ms; leader-only jobs of %d to "
-				+ "%d ms, half cooperative, half opaque.%n%n", settings.seed(), settings.replicas(),
-				settings.elections(), ChaosSettings.LEASE_DURATION.toMillis(),
+				+ "%d ms, half cooperative, half opaque.%n%n", settings.seed(), campaigning,
+				ChaosSettings.LEASE_DURATION.toMillis(),
 				ChaosSettings.RENEW_DEADLINE.toMillis(), ChaosSettings.RETRY_PERIOD.toMillis(),
 				ChaosSettings.DRAIN_TIMEOUT.toMillis(), LeaderOnlyWorkload.SHORTEST_JOB_MILLIS,
 				LeaderOnlyWorkload.LONGEST_JOB_MILLIS));
@@ -77,6 +84,9 @@ final class ChaosReport {
 				}
 			}
 		}
+		if (settings.balancedShards()) {
+			shards(report, outcomes);
+		}
 		for (ChaosOutcome outcome : outcomes) {
 			if (outcome.gateOverlaps().count() > 0) {
 				report.append(String.format("%nGate overlaps of %s, the first %d after each kind of fault:%n%n",
@@ -85,6 +95,11 @@ final class ChaosReport {
 					.stream()
 					.limit(ChaosOutcome.EXAMPLES)
 					.forEach((scenario) -> report.append("- ").append(scenario).append('\n')));
+				report.append(String.format("%nThe first %d gate overlaps of %s in their election's timeline (terms "
+						+ "as the processes reported them, Lease versions as the API server stored them, the other "
+						+ "requests it answered about the Lease, faults):%n%n",
+						outcome.overlapTimelines().size(), outcome.elector()));
+				outcome.overlapTimelines().forEach((timeline) -> report.append("- ").append(timeline).append('\n'));
 			}
 			examples(report, outcome, "cooperative step overlaps", outcome.work().stepOverlaps().examples());
 			examples(report, outcome, "opaque job overlaps after a voluntary end",
@@ -101,6 +116,73 @@ final class ChaosReport {
 					outcome.leaseWrites().clearedPreferredHolders().examples());
 		}
 		return report.toString();
+	}
+
+	/**
+	 * For balanced shards: every check shard by shard, with the shard's transitions and
+	 * hand-overs, then how evenly the live replicas held the shards, per fault window.
+	 */
+	private static void shards(StringBuilder report, List<ChaosOutcome> outcomes) {
+		report.append("\nShard by shard. Grants: terms begun, the first one included; transitions: those after the "
+				+ "first. Handed over: terms ended to balance the group (`HANDED_OVER`). Overlapping leader-only "
+				+ "work: cooperative steps of two processes at once, opaque jobs of two processes at once after a "
+				+ "voluntary end (a hand-over is one), and after a loss, with the fence violations among those.\n\n");
+		report.append("| shard | elector | grants | transitions | handed over | gate overlaps "
+				+ "| fencing token regressions | cooperative step overlaps "
+				+ "| opaque job overlaps after a voluntary end | after a loss | fence violations |\n");
+		report.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+		for (ChaosOutcome outcome : outcomes) {
+			outcome.elections().forEach((shard, counts) -> report.append(String.format(
+					"| %s | %s | %d | %d | %d | %d | %s | %d | %d | %d | %s |%n", shard, outcome.elector(),
+					counts.grants(), counts.transitions(), counts.handedOver(), counts.gateOverlaps(),
+					orNoToken(counts.tokenRegressions()), counts.stepOverlaps(),
+					counts.opaqueOverlapsAfterVoluntaryEnd(), counts.opaqueOverlapsAfterLoss(),
+					orNoToken(counts.fenceViolations()))));
+		}
+		report.append("\nSpread of the shards over the live replicas (the processes running): the most shards one "
+				+ "held less the fewest, sampled as the run went (every hold tick of a fault, while waiting for "
+				+ "leaders, and before each fault). Per fault window, from a fault to the next one: the spread at "
+				+ "its end, just before the next fault, and the highest in it. Informative, not a pass criterion.\n\n");
+		report.append("| fault | elector | windows | spread at the window's end p50 / p99 / max "
+				+ "| at the end: how many windows each | highest in the window p50 / p99 / max |\n");
+		report.append("|---|---|---|---|---|---|\n");
+		for (ChaosOutcome outcome : outcomes) {
+			ChaosOutcome.Spread spread = outcome.spread();
+			if (spread == null) {
+				continue;
+			}
+			report.append(String.format("| every fault (%d samples) | %s | %d | %s | %s | %s |%n", spread.samples(),
+					outcome.elector(), spread.atWindowEnd().size(), spreadDistribution(spread.atWindowEnd()),
+					spreadCounts(spread.atWindowEnd()), spreadDistribution(spread.highestInWindow())));
+			outcome.faults().forEach((kind, stats) -> {
+				if (!stats.spreadAtWindowEnd().isEmpty()) {
+					report.append(String.format("| %s | %s | %d | %s | %s | %s |%n", kind.label(), outcome.elector(),
+							stats.spreadAtWindowEnd().size(), spreadDistribution(stats.spreadAtWindowEnd()),
+							spreadCounts(stats.spreadAtWindowEnd()),
+							spreadDistribution(stats.highestSpreadInWindow())));
+				}
+			});
+		}
+	}
+
+	private static String spreadDistribution(List<Integer> spreads) {
+		if (spreads.isEmpty()) {
+			return "–";
+		}
+		List<Integer> sorted = new ArrayList<>(spreads);
+		sorted.sort(null);
+		return String.format("%d / %d / %d", percentile(sorted, 0.50), percentile(sorted, 0.99),
+				sorted.get(sorted.size() - 1));
+	}
+
+	/** How many windows ended with each spread, e.g. {@code 0: 12, 1: 30, 2: 4}. */
+	private static String spreadCounts(List<Integer> spreads) {
+		return spreads.stream()
+			.collect(Collectors.groupingBy((spread) -> spread, TreeMap::new, Collectors.counting()))
+			.entrySet()
+			.stream()
+			.map((count) -> count.getKey() + ": " + count.getValue())
+			.collect(Collectors.joining(", "));
 	}
 
 	private static void examples(StringBuilder report, ChaosOutcome outcome, String what, List<String> examples) {
@@ -141,7 +223,7 @@ final class ChaosReport {
 	}
 
 	/** The nearest-rank percentile. */
-	private static Duration percentile(List<Duration> sorted, double fraction) {
+	private static <T> T percentile(List<T> sorted, double fraction) {
 		int rank = (int) Math.ceil(fraction * sorted.size());
 		return sorted.get(Math.max(0, rank - 1));
 	}

@@ -57,6 +57,12 @@ import static org.awaitility.Awaitility.await;
  * cut off and killed, then its Pod reported {@code Failed} and left there, locks and all. A new
  * Pod takes the name of the one before, as a StatefulSet's does, or a new name, as a
  * Deployment's, as drawn. The faults are those of {@link FaultMix#FOR_LIFE}.
+ * <p>
+ * For balanced shards ({@link ChaosSettings#balancedShards()}), the elections are the shards of
+ * one election, which the replicas spread among them through member Leases on the same API
+ * server (the history looks only at the shards' Leases). Replicas join, in slots left empty at
+ * the start, and leave, and the run samples how evenly the live replicas hold the shards, as it
+ * goes. The faults are those of {@link FaultMix#SHARDED}.
  */
 final class ChaosRun {
 
@@ -87,6 +93,14 @@ final class ChaosRun {
 	private static final Duration JOB_START_TIMEOUT = Duration.ofSeconds(1);
 
 	private static final Duration ONE_HOUR = Duration.ofHours(1);
+
+	/**
+	 * How long the run waits, at its start, for every election to have a leader: the replicas'
+	 * first campaign is the slowest (every missing Lease is created only once seen missing for a
+	 * lease duration, every class is loaded and compiled), the more so with the many elections of
+	 * balanced shards.
+	 */
+	private static final Duration START_TIMEOUT = ChaosSettings.RECOVERY_TIMEOUT.multipliedBy(3);
 
 	/** How often, for life, a process that cannot read its Pod at its start is started again. */
 	private static final int CONTAINER_STARTS = 10;
@@ -134,7 +148,8 @@ final class ChaosRun {
 	ChaosRun(Elector elector, ChaosSettings settings) {
 		this.elector = elector;
 		this.settings = settings;
-		this.mix = elector.forLife() ? FaultMix.FOR_LIFE : FaultMix.LEASE;
+		this.mix = elector.forLife() ? FaultMix.FOR_LIFE
+				: settings.balancedShards() ? FaultMix.SHARDED : FaultMix.LEASE;
 		this.random = new Random(settings.seed());
 		this.processSeeds = new Random(this.random.nextLong());
 	}
@@ -148,31 +163,55 @@ final class ChaosRun {
 			.stream()
 			.collect(Collectors.toMap(this.settings::leaseName, (election) -> election));
 		this.server.onLeaseWritten((lease, client, stored) -> {
+			String election = electionOfLease.get(lease);
+			if (election == null) {
+				// a member Lease of a balanced group: who campaigns, not who leads
+				if (logger.isDebugEnabled()) {
+					logger.debug("member {} {} by {}", lease,
+							(stored != null) ? "written, holder " + stored.getSpec().getHolderIdentity() : "deleted",
+							client);
+				}
+				return;
+			}
 			if (stored != null) {
 				this.storedLeases.add(lease);
 			}
 			else {
 				this.storedLeases.remove(lease);
 			}
-			this.history.leaseWritten(electionOfLease.get(lease), client,
+			this.history.versionStored(election, client,
+					(stored != null) ? "holder " + stored.getSpec().getHolderIdentity() + ", resourceVersion "
+							+ stored.getMetadata().getResourceVersion() + ", uid " + stored.getMetadata().getUid()
+							: null,
+					System.nanoTime());
+			this.history.leaseWritten(election, client,
 					(stored != null) ? LeaseVersion.of(stored) : null, System.nanoTime());
 			if (logger.isDebugEnabled()) {
 				logger.debug("{} {} by {}", lease, (stored != null) ? "written" + describe(stored) : "deleted", client);
 			}
 		});
+		this.server.onLeaseRequest((lease, client, request, code) -> {
+			String election = electionOfLease.get(lease);
+			// a write that succeeded is told as the version it stored
+			boolean stored = (code == 200 || code == 201) && ("PUT".equals(request) || "POST".equals(request)
+					|| "PATCH".equals(request));
+			if (election != null && !stored) {
+				this.history.leaseRequested(election, client, request + " answered " + code, System.nanoTime());
+			}
+		});
 		NioReactor reactor = newReactor();
 		try {
-			for (int i = 0; i < this.settings.replicas(); i++) {
-				this.slots.add(new ReplicaSlot("r" + i, NetworkLink.open(reactor, this.server.port())));
+			for (int i = 0; i < this.settings.replicas() + this.settings.spareReplicas(); i++) {
+				this.slots.add(new ReplicaSlot("r" + i, link(reactor)));
 			}
-			this.twin = new ReplicaSlot("twin", NetworkLink.open(reactor, this.server.port()));
+			this.twin = new ReplicaSlot("twin", link(reactor));
 			this.foreignWriter = ForeignWriter.open(this.server, "foreign-writer");
 			if (this.elector.forLife()) {
 				this.pods = Pods.start(this.server, this.elector.identityPrefix());
 			}
 			long startedAt = System.nanoTime();
-			this.slots.forEach((slot) -> startProcess(slot, true));
-			if (!awaitLeaders()) {
+			this.slots.subList(0, this.settings.replicas()).forEach((slot) -> startProcess(slot, true));
+			if (!awaitLeaders(START_TIMEOUT)) {
 				throw new IllegalStateException(this.elector.name() + " elected no leader in every election");
 			}
 			long endAt = startedAt + this.settings.timeLimit().toNanos();
@@ -180,12 +219,14 @@ final class ChaosRun {
 			while ((this.history.transitions() < this.settings.transitions()
 					|| !this.kindsInjected.containsAll(this.mix.kinds())) && System.nanoTime() - endAt < 0) {
 				idle(millisBetween(this.random, 0, 2 * ChaosSettings.RETRY_PERIOD.toMillis()));
+				sampleSpread();
 				injectFault(++injected);
 			}
 			if (this.pods != null) {
 				logger.info("{}: the garbage collector deleted {} Leases of deleted Pods", this.elector.name(),
 						this.pods.collected());
 			}
+			sampleSpread();
 			return this.history.outcome(this.elector.name(), this.settings, startedAt, System.nanoTime());
 		}
 		finally {
@@ -271,6 +312,7 @@ final class ChaosRun {
 					fault.repeatIfDue(now);
 				}
 			}
+			sampleSpread();
 			idle(HOLD_TICK);
 		}
 	}
@@ -281,15 +323,16 @@ final class ChaosRun {
 	 */
 	private void injectWhileHeld(int number, Injection first, PlannedFault planned, List<Injection> held) {
 		Random draws = new Random(planned.seed);
+		Set<ReplicaSlot> busy = new HashSet<>();
+		held.forEach((fault) -> busy.addAll(fault.affected));
 		List<FaultKind> kinds = this.mix.kinds()
 			.stream()
 			.filter((kind) -> !this.mix.heldAlone(kind))
 			.filter((kind) -> kind != FaultKind.DUPLICATE_IDENTITY || !this.processes.containsKey(this.twin))
+			.filter((kind) -> kind != FaultKind.REPLICA_JOINS || spareSlot(busy) != null)
 			.filter((kind) -> held.stream().allMatch((fault) -> this.mix.mayHoldTogether(fault.kind, kind)))
 			.toList();
 		FaultKind kind = kinds.get(draws.nextInt(kinds.size()));
-		Set<ReplicaSlot> busy = new HashSet<>();
-		held.forEach((fault) -> busy.addAll(fault.affected));
 		long injectedAt = System.nanoTime();
 		Injection fault = inject(kind, draws, busy);
 		if (fault != null) {
@@ -315,7 +358,7 @@ final class ChaosRun {
 	 */
 	private Injection inject(FaultKind kind, Random draws, Set<ReplicaSlot> busy) {
 		boolean aimedAtLeader = ALWAYS_AIMED_AT_LEADER.contains(kind) || draws.nextDouble() < AIMED_AT_LEADER;
-		ReplicaSlot target = target(draws, aimedAtLeader, busy);
+		ReplicaSlot target = (kind == FaultKind.REPLICA_JOINS) ? spareSlot(busy) : target(draws, aimedAtLeader, busy);
 		if (target == null) {
 			return null;
 		}
@@ -472,6 +515,20 @@ final class ChaosRun {
 				Duration down = millisBetween(draws, 100, 1000);
 				stopProcess(target, false);
 				yield new Injection(kind, on + ", down " + down.toMillis() + " ms, same Pod", target, down,
+						() -> startProcess(target, true));
+			}
+			case REPLICA_JOINS -> {
+				Duration stays = millisBetween(draws, 1500, 4000);
+				startProcess(target, true);
+				yield new Injection(kind, this.processes.get(target).candidate.identity() + " in " + target.name()
+						+ ", " + liveReplicas().size() + " replicas, for " + stays.toMillis() + " ms, then "
+						+ (either ? "stopped" : "killed"), target, stays, () -> stopProcess(target, either));
+			}
+			case REPLICA_LEAVES -> {
+				Duration away = millisBetween(draws, 1000, 4000);
+				stopProcess(target, either);
+				yield new Injection(kind, (either ? "stopped " : "killed ") + on + ", " + liveReplicas().size()
+						+ " replicas left for " + away.toMillis() + " ms, then a new process joins", target, away,
 						() -> startProcess(target, true));
 			}
 		};
@@ -671,16 +728,33 @@ final class ChaosRun {
 
 	/** Waits for every election to have a leader; false if one has none after the timeout. */
 	private boolean awaitLeaders() {
+		return awaitLeaders(ChaosSettings.RECOVERY_TIMEOUT);
+	}
+
+	private boolean awaitLeaders(Duration timeout) {
 		try {
-			await().atMost(ChaosSettings.RECOVERY_TIMEOUT)
+			await().atMost(timeout)
 				.pollInSameThread()
 				.pollInterval(Duration.ofMillis(5))
-				.until(() -> this.settings.electionNames().stream().allMatch(this::led));
+				.until(() -> {
+					sampleSpread();
+					return this.settings.electionNames().stream().allMatch(this::led);
+				});
 			return true;
 		}
 		catch (ConditionTimeoutException ex) {
-			logger.warn("{}: no leader in every election {} after the fault was healed", this.elector.name(),
-					ChaosSettings.RECOVERY_TIMEOUT);
+			List<String> leaderless = this.settings.electionNames()
+				.stream()
+				.filter((election) -> !led(election))
+				.toList();
+			logger.warn("{}: no leader in every election {} after the fault was healed: none in {}",
+					this.elector.name(), timeout, leaderless);
+			leaderless.stream().limit(2).forEach((election) -> this.processes.values().forEach((process) -> {
+				String seen = process.candidate.describe(election);
+				if (seen != null) {
+					logger.info("{}: {} as {} sees it: {}", this.elector.name(), election, process.candidate, seen);
+				}
+			}));
 			return false;
 		}
 	}
@@ -723,6 +797,39 @@ final class ChaosRun {
 		return leader;
 	}
 
+	/**
+	 * For balanced shards, an empty replica slot a replica may join in, not busy; {@code null}
+	 * when none is left. Only the slots left empty at the start: a stopped replica's slot waits
+	 * for the process its fault starts.
+	 */
+	private ReplicaSlot spareSlot(Set<ReplicaSlot> busy) {
+		return this.slots.subList(this.settings.replicas(), this.slots.size())
+			.stream()
+			.filter((slot) -> !this.processes.containsKey(slot) && !busy.contains(slot))
+			.findFirst()
+			.orElse(null);
+	}
+
+	/** The replicas running a process, in order; a duplicate identity's twin is no replica. */
+	private List<ReplicaSlot> liveReplicas() {
+		return this.slots.stream().filter(this.processes::containsKey).toList();
+	}
+
+	/**
+	 * For balanced shards, records how evenly the live replicas hold the shards now: the most
+	 * shards one holds less the fewest, a replica that holds none counting as zero.
+	 */
+	private void sampleSpread() {
+		if (!this.settings.balancedShards()) {
+			return;
+		}
+		List<Integer> held = liveReplicas().stream().map((slot) -> electionsLedBy(slot).size()).toList();
+		if (!held.isEmpty()) {
+			this.history.spreadSampled(System.nanoTime(),
+					Collections.max(held) - Collections.min(held));
+		}
+	}
+
 	private List<String> electionsLedBy(ReplicaSlot slot) {
 		Process process = this.processes.get(slot);
 		if (process == null) {
@@ -761,6 +868,12 @@ final class ChaosRun {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Chaos run interrupted", ex);
 		}
+	}
+
+	/** A replica's link: for balanced shards, one that takes a connection per shard's watch in its stride. */
+	private NetworkLink link(NioReactor reactor) {
+		return this.settings.balancedShards() ? NetworkLink.openForManyConnections(reactor, this.server.port())
+				: NetworkLink.open(reactor, this.server.port());
 	}
 
 	private static NioReactor newReactor() {

@@ -16,10 +16,23 @@ import io.leaderelection.engine.ElectionSettings;
  * @param transitions the run ends once this many leadership transitions happened and every kind
  * of fault of its mix was injected...
  * @param timeLimit ...or once it has run this long
+ * @param balancedShards whether the elections are the shards of one election, spread over the
+ * replicas by balancing ({@link ElectionSettings#shard}): {@link #SHARDED_ELECTION} split into
+ * {@code elections} shards, each on its Lease, with the members' Leases of the balanced group on
+ * the same API server
  */
-record ChaosSettings(long seed, int replicas, int elections, int transitions, Duration timeLimit) {
+record ChaosSettings(long seed, int replicas, int elections, int transitions, Duration timeLimit,
+		boolean balancedShards) {
 
 	static final String NAMESPACE = "chaos";
+
+	/**
+	 * The sharded election of a run of balanced shards, on the Lease {@code chaos-shards}: its
+	 * shards are named {@code shards-INDEX-of-COUNT}, on the Leases
+	 * {@code chaos-shards-INDEX-of-COUNT}, and its members' Leases are labelled
+	 * {@code leaderelection.io/member-of=chaos-shards}.
+	 */
+	static final String SHARDED_ELECTION = "shards";
 
 	/** How much faster than client-go's defaults the run's clocks tick. */
 	static final int TIME_SCALE = 15;
@@ -40,17 +53,57 @@ record ChaosSettings(long seed, int replicas, int elections, int transitions, Du
 	/** How long the run waits, after a fault is healed, for every election to have a leader. */
 	static final Duration RECOVERY_TIMEOUT = LEASE_DURATION.multipliedBy(10);
 
-	/** The election names: {@code e0}, {@code e1}, ... */
-	List<String> electionNames() {
-		return IntStream.range(0, this.elections).mapToObj((index) -> "e" + index).toList();
+	/**
+	 * For balanced shards, how many replicas may join beside the others
+	 * ({@link FaultKind#REPLICA_JOINS}), each in a replica slot of its own, up to two at once.
+	 */
+	static final int SPARE_REPLICAS = 2;
+
+	/** Elections of their own, each on its Lease, not balanced. */
+	ChaosSettings(long seed, int replicas, int elections, int transitions, Duration timeLimit) {
+		this(seed, replicas, elections, transitions, timeLimit, false);
 	}
 
+	/** The given number of shards of one election, balanced over the replicas. */
+	static ChaosSettings balancedShards(long seed, int replicas, int shards, int transitions, Duration timeLimit) {
+		return new ChaosSettings(seed, replicas, shards, transitions, timeLimit, true);
+	}
+
+	/** The replica slots left empty at the start, for replicas that join: none unless balanced shards. */
+	int spareReplicas() {
+		return this.balancedShards ? SPARE_REPLICAS : 0;
+	}
+
+	/**
+	 * The election names: {@code e0}, {@code e1}, ...; for balanced shards, the shards' names,
+	 * {@code shards-0-of-32}, {@code shards-1-of-32}, ...
+	 */
+	List<String> electionNames() {
+		return electionSettings().stream().map(ElectionSettings::name).toList();
+	}
+
+	/** {@code chaos-ELECTION}: for a shard, the Lease {@link ElectionSettings#shard} names. */
 	String leaseName(String election) {
 		return "chaos-" + election;
 	}
 
 	List<ElectionSettings> electionSettings() {
-		return electionNames().stream()
+		if (this.balancedShards) {
+			ElectionSettings sharded = new ElectionSettings(SHARDED_ELECTION, NAMESPACE, leaseName(SHARDED_ELECTION),
+					LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD);
+			List<ElectionSettings> shards = IntStream.range(0, this.elections)
+				.mapToObj((index) -> sharded.shard(index, this.elections, true))
+				.toList();
+			for (ElectionSettings shard : shards) {
+				// the run finds an election's Lease by its name: a shard's must be the one it is on
+				if (!shard.leaseName().equals(leaseName(shard.name()))) {
+					throw new IllegalStateException("Shard " + shard.name() + " is on Lease " + shard.leaseName());
+				}
+			}
+			return shards;
+		}
+		return IntStream.range(0, this.elections)
+			.mapToObj((index) -> "e" + index)
 			.map((election) -> new ElectionSettings(election, NAMESPACE, leaseName(election), LEASE_DURATION,
 					RENEW_DEADLINE, RETRY_PERIOD))
 			.toList();

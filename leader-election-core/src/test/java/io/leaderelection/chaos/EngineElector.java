@@ -10,7 +10,9 @@ import java.util.concurrent.TimeoutException;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.leaderelection.LeaderStatus;
 import io.leaderelection.engine.ElectionEngine;
+import io.leaderelection.engine.ElectionHealth;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionRuntime;
 import io.leaderelection.engine.ElectionSettings;
@@ -145,6 +147,19 @@ final class EngineElector implements Elector {
 		@Override
 		public String holderSeen(String election) {
 			return this.engine.status(election).holderIdentity();
+		}
+
+		@Override
+		public String describe(String election) {
+			LeaderStatus status = this.engine.status(election);
+			ElectionHealth health = this.engine.health(election);
+			return this.process + (status.leader() ? " leads" : " follows") + ", holder seen "
+					+ status.holderIdentity() + ", renewed " + status.renewTime() + ", "
+					+ ((status.group() != null) ? "group: " + status.group().held() + " of " + status.group().leases()
+							+ " held here, " + status.group().members() + " members live, " : "")
+					+ "last attempt " + ((health.sinceLastAttempt() != null)
+							? health.sinceLastAttempt().toMillis() + " ms ago" : "never")
+					+ ", failing for " + health.failingFor().toMillis() + " ms, last error " + health.lastError();
 		}
 
 		@Override

@@ -86,7 +86,21 @@ enum FaultKind {
 	 * For-life only: a replica's process dies and the kubelet starts its container again in the
 	 * same Pod (same name, same uid): the new process must lead on with the lock it finds.
 	 */
-	CONTAINER_RESTART("container restart");
+	CONTAINER_RESTART("container restart"),
+
+	/**
+	 * Balanced shards only: a replica joins, a new process with a new identity in a replica
+	 * slot of its own, so that the members already there hand shards over to it; after 1.5–4 s it
+	 * leaves again, stopped gracefully or killed, and the others take its shards back.
+	 */
+	REPLICA_JOINS("replica joins"),
+
+	/**
+	 * Balanced shards only: a replica leaves, stopped gracefully or killed, and stays away 1–4 s,
+	 * long enough for the others to spread its shards among them; then a new process with a new
+	 * identity joins in its place, and they hand shards over to it.
+	 */
+	REPLICA_LEAVES("replica leaves");
 
 	private final String label;
 

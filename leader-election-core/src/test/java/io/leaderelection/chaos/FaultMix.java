@@ -7,16 +7,25 @@ import java.util.Set;
 
 /**
  * The kinds of fault a chaos run injects, in the order each round shuffles them, and which of
- * them may not be held together: one mix for electors on renewed Leases, one for leader-for-life.
+ * them may not be held together: one mix for electors on renewed Leases, one for leader-for-life,
+ * one for balanced shards.
  */
 enum FaultMix {
 
 	/**
-	 * Every kind but those that need Pods: the mix of this project's lease mode and of fabric8,
-	 * in the order of {@link FaultKind}, so that a seed draws the same faults as before the
-	 * for-life kinds were added.
+	 * Every kind but those that need Pods and those of balanced shards: the mix of this project's
+	 * lease mode and of fabric8, in the order of {@link FaultKind}, so that a seed draws the same
+	 * faults as before the for-life and shard kinds were added.
 	 */
-	LEASE(EnumSet.complementOf(EnumSet.of(FaultKind.EVICTION, FaultKind.CONTAINER_RESTART))),
+	LEASE(EnumSet.complementOf(EnumSet.of(FaultKind.EVICTION, FaultKind.CONTAINER_RESTART, FaultKind.REPLICA_JOINS,
+			FaultKind.REPLICA_LEAVES))),
+
+	/**
+	 * Balanced shards: every kind of {@link #LEASE}, and replicas joining
+	 * ({@link FaultKind#REPLICA_JOINS}) and leaving ({@link FaultKind#REPLICA_LEAVES}) the
+	 * group, so that the members hand shards over to each other while the other faults strike.
+	 */
+	SHARDED(EnumSet.complementOf(EnumSet.of(FaultKind.EVICTION, FaultKind.CONTAINER_RESTART))),
 
 	/**
 	 * Leader-for-life: every kind but three.
@@ -33,12 +42,13 @@ enum FaultMix {
 	 * deletion's grace period runs on the follower's monotonic clock), so a shift tests nothing
 	 * there, and its seconds are better spent on the short run's budget.</li>
 	 * </ul>
+	 * (Nor the kinds of balanced shards, {@link #SHARDED}.)
 	 */
-	FOR_LIFE(EnumSet.complementOf(
-			EnumSet.of(FaultKind.DUPLICATE_IDENTITY, FaultKind.PREFERRED_HOLDER, FaultKind.CLOCK_SHIFT)));
+	FOR_LIFE(EnumSet.complementOf(EnumSet.of(FaultKind.DUPLICATE_IDENTITY, FaultKind.PREFERRED_HOLDER,
+			FaultKind.CLOCK_SHIFT, FaultKind.REPLICA_JOINS, FaultKind.REPLICA_LEAVES)));
 
 	/**
-	 * Faults never held together with others, in either mix: they disturb every replica's
+	 * Faults never held together with others, in any mix: they disturb every replica's
 	 * writes, so that a release of a leader's own accord held with them would become a loss of
 	 * its Lease.
 	 */
@@ -46,7 +56,8 @@ enum FaultMix {
 
 	/** The faults that start a new process in a replica when they are healed (or may, for a drain timeout). */
 	private static final Set<FaultKind> STARTING_PROCESSES = EnumSet.of(FaultKind.GRACEFUL_STOP, FaultKind.ABRUPT_STOP,
-			FaultKind.DRAIN_TIMEOUT, FaultKind.EVICTION, FaultKind.CONTAINER_RESTART);
+			FaultKind.DRAIN_TIMEOUT, FaultKind.EVICTION, FaultKind.CONTAINER_RESTART, FaultKind.REPLICA_JOINS,
+			FaultKind.REPLICA_LEAVES);
 
 	/**
 	 * Set to {@code true} to put back, for life, the combination of faults that the README

@@ -128,7 +128,7 @@ class LeaderElectionChaosTest {
 	 * while a job of a term given up still runs, no release while a job of the releasing replica
 	 * still runs, fencing tokens that always rise, and no write that undoes what others wrote.
 	 */
-	private static void assertNeverTwoLeaders(ChaosOutcome outcome) {
+	static void assertNeverTwoLeaders(ChaosOutcome outcome) {
 		LeaderWork work = outcome.work();
 		assertThat(outcome.gateOverlaps().count()).as("gate overlaps: %s", outcome.overlapScenarios()).isZero();
 		assertThat(work.stepOverlaps().count()).as("cooperative step overlaps: %s", work.stepOverlaps().examples())
@@ -175,7 +175,7 @@ class LeaderElectionChaosTest {
 		return Path.of(file);
 	}
 
-	private static long seed() {
+	static long seed() {
 		return Long.getLong("chaos.seed", DEFAULT_SEED);
 	}
 

@@ -19,10 +19,12 @@ import java.util.function.Predicate;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import io.leaderelection.chaos.ChaosOutcome.ElectionCounts;
 import io.leaderelection.chaos.ChaosOutcome.FaultStats;
 import io.leaderelection.chaos.ChaosOutcome.LeaderWork;
 import io.leaderelection.chaos.ChaosOutcome.LeaseWrites;
 import io.leaderelection.chaos.ChaosOutcome.Overlaps;
+import io.leaderelection.chaos.ChaosOutcome.Spread;
 import io.leaderelection.chaos.ChaosOutcome.Violations;
 
 /**
@@ -31,7 +33,9 @@ import io.leaderelection.chaos.ChaosOutcome.Violations;
  * cooperative leader-only job and each opaque job, each version of every Lease as the API server
  * stored it, and each injected fault. From it, {@link #outcome} finds overlaps, fencing token
  * regressions, releases written while a job of the releasing replica still ran, foreign edits
- * that an elector's write undid, and the unavailability after each fault.
+ * that an elector's write undid, and the unavailability after each fault; all of it also election
+ * by election. For balanced shards, it also keeps the spread of the shards over the live replicas
+ * as the run samples it, and tells it per fault window.
  * <p>
  * Everything is recorded per process, not per identity: two processes given one identity that
  * both lead show as an overlap.
@@ -44,6 +48,14 @@ final class LeadershipHistory {
 	 * process are always much further apart.
 	 */
 	private static final long GATE_READ_TOLERANCE = Duration.ofMillis(1).toNanos();
+
+	/** How long before a gate overlap its timeline begins, at most, and how long after the overlap it ends. */
+	private static final long TIMELINE_BEFORE_SECONDS = 4;
+
+	private static final long TIMELINE_AFTER_SECONDS = 1;
+
+	/** How the engine tells a term ended by a hand-over to balance a group. */
+	private static final String HANDED_OVER = "HANDED_OVER";
 
 	private final List<Term> terms = new ArrayList<>();
 
@@ -68,6 +80,15 @@ final class LeadershipHistory {
 	private final List<InjectedFault> faults = new ArrayList<>();
 
 	private final Set<String> electionsEverLed = new HashSet<>();
+
+	/** Every request about each election's Lease the API server answered, described, in order. */
+	private final Map<String, List<Event>> requests = new HashMap<>();
+
+	/** Every version of each election's Lease stored, and every deletion, described, in order. */
+	private final Map<String, List<Event>> storedVersions = new HashMap<>();
+
+	/** The spread of balanced shards over the live replicas, as sampled, in order of time. */
+	private final List<SpreadSample> spreadSamples = new ArrayList<>();
 
 	private int transitions;
 
@@ -141,11 +162,40 @@ final class LeadershipHistory {
 	}
 
 	/**
+	 * The API server stored a version of the election's Lease, or deleted it, as the timeline of
+	 * a gate overlap tells it.
+	 * @param writer the client that wrote it
+	 * @param what the version, e.g. its holder and resourceVersion; {@code null} for a deletion
+	 */
+	synchronized void versionStored(String election, String writer, String what, long at) {
+		this.storedVersions.computeIfAbsent(election, (key) -> new ArrayList<>())
+			.add(new Event(at, writer, what));
+	}
+
+	/**
+	 * The API server answered a request about the election's Lease, as the timeline of a gate
+	 * overlap tells it (a write that succeeded is told by {@link #versionStored}).
+	 * @param client the client that sent it
+	 * @param what the request and its answer, e.g. {@code POST answered 409}
+	 */
+	synchronized void leaseRequested(String election, String client, String what, long at) {
+		this.requests.computeIfAbsent(election, (key) -> new ArrayList<>()).add(new Event(at, client, what));
+	}
+
+	/**
 	 * A fault was injected at the given moment.
 	 * @param heldWithAnother whether it was injected while another fault was held
 	 */
 	synchronized void faultInjected(FaultKind kind, String description, long at, boolean heldWithAnother) {
 		this.faults.add(new InjectedFault(kind, description, at, heldWithAnother));
+	}
+
+	/**
+	 * The run sampled the spread of balanced shards: the most shards a live replica held less
+	 * the fewest.
+	 */
+	synchronized void spreadSampled(long at, int spread) {
+		this.spreadSamples.add(new SpreadSample(at, spread));
 	}
 
 	/** Terms begun after the first one of each election. */
@@ -167,6 +217,8 @@ final class LeadershipHistory {
 		byProcessAndElection.values().forEach((terms) -> terms.sort(byOpening));
 		boolean tokens = !this.terms.isEmpty() && this.terms.stream().allMatch((term) -> term.fencingToken != null);
 		Map<FaultKind, FaultStats> faults = new EnumMap<>(FaultKind.class);
+		List<Integer> spreadAtWindowEnd = new ArrayList<>();
+		List<Integer> highestSpreadInWindow = new ArrayList<>();
 		for (int i = 0; i < this.faults.size(); i++) {
 			InjectedFault fault = this.faults.get(i);
 			long windowEnd = (i + 1 < this.faults.size()) ? this.faults.get(i + 1).at : endedAt;
@@ -174,6 +226,12 @@ final class LeadershipHistory {
 			stats.countInjection();
 			for (List<Term> terms : byElection.values()) {
 				interrupt(stats, terms, fault.at, windowEnd, endedAt);
+			}
+			int[] spread = spreadBetween(fault.at, windowEnd);
+			if (spread != null) {
+				stats.spread(spread[0], spread[1]);
+				spreadAtWindowEnd.add(spread[0]);
+				highestSpreadInWindow.add(spread[1]);
 			}
 		}
 		List<Overlaps.Overlap> gateOverlaps = new ArrayList<>();
@@ -185,35 +243,54 @@ final class LeadershipHistory {
 		Integer tokenRegressions = tokens ? 0 : null;
 		long stepCount = 0;
 		long opaqueJobCount = 0;
+		Map<String, ElectionCounts> perElection = new TreeMap<>(LeadershipHistory::byNameThenNumber);
 		Set<String> elections = new TreeSet<>(byElection.keySet());
 		elections.addAll(this.steps.keySet());
 		elections.addAll(this.opaqueJobs.keySet());
 		for (String election : elections) {
 			List<Term> terms = byElection.getOrDefault(election, List.of());
-			gateOverlaps.addAll(Overlaps.find(election, terms.stream().map((term) -> term.span(endedAt)).toList()));
+			List<Overlaps.Overlap> termOverlaps = Overlaps.find(election,
+					terms.stream().map((term) -> term.span(endedAt)).toList());
+			gateOverlaps.addAll(termOverlaps);
+			int regressionsHere = tokens ? tokenRegressions(terms) : 0;
 			if (tokens) {
-				tokenRegressions += tokenRegressions(terms);
+				tokenRegressions += regressionsHere;
 			}
 			SpansByStart steps = new SpansByStart(this.steps.get(election));
 			SpansByStart opaque = new SpansByStart(this.opaqueJobs.get(election));
 			stepCount += steps.spans.size();
 			opaqueJobCount += opaque.spans.size();
-			stepOverlaps.addAll(Overlaps.find(election, steps.spans));
+			List<Overlaps.Overlap> stepOverlapsHere = Overlaps.find(election, steps.spans);
+			stepOverlaps.addAll(stepOverlapsHere);
+			int afterVoluntaryEndHere = 0;
+			int afterLossHere = 0;
+			int fenceViolationsHere = 0;
 			for (Overlaps.Overlap overlap : Overlaps.find(election, opaque.spans)) {
 				Term earlier = termOf(byProcessAndElection, overlap.open(), election);
 				Term later = termOf(byProcessAndElection, overlap.began(), election);
 				boolean voluntary = earlier != null && earlier.closedAt != null && earlier.voluntary;
 				(voluntary ? afterVoluntaryEnd : afterLoss).add(overlap);
+				if (voluntary) {
+					afterVoluntaryEndHere++;
+				}
+				else {
+					afterLossHere++;
+				}
 				FaultStats cause = statsOfFaultInEffect(faults, overlap.at());
 				if (cause != null) {
 					cause.opaqueJobsOverlapped(voluntary);
 				}
 				if (!voluntary && tokens && earlier != null && later != null
 						&& later.fencingToken <= earlier.fencingToken) {
+					fenceViolationsHere++;
 					fenceViolations.add(describeJobOverlap(overlap, earlier, startedAt) + "; fencing token "
 							+ later.fencingToken + " after " + earlier.fencingToken);
 				}
 			}
+			int handedOver = (int) terms.stream().filter((term) -> HANDED_OVER.equals(term.closedBecause)).count();
+			perElection.put(election, new ElectionCounts(terms.size(), Math.max(0, terms.size() - 1),
+					termOverlaps.size(), tokens ? regressionsHere : null, stepOverlapsHere.size(),
+					afterVoluntaryEndHere, afterLossHere, tokens ? fenceViolationsHere : null, handedOver));
 			for (LeaseWrite release : this.releases) {
 				if (release.election.equals(election)) {
 					String job = jobRunningAt(release, steps, opaque, startedAt);
@@ -224,6 +301,11 @@ final class LeadershipHistory {
 			}
 		}
 		List<String> scenarios = new ArrayList<>();
+		List<String> timelines = gateOverlaps.stream()
+			.sorted(Comparator.comparingLong(Overlaps.Overlap::at))
+			.limit(ChaosOutcome.EXAMPLES)
+			.map((overlap) -> timeline(overlap, byElection.get(overlap.election()), startedAt))
+			.toList();
 		for (Overlaps.Overlap overlap : gateOverlaps) {
 			InjectedFault cause = faultInEffectAt(overlap.at());
 			String scenario = overlap.describe(startedAt) + " after "
@@ -245,7 +327,123 @@ final class LeadershipHistory {
 		int heldTogether = (int) this.faults.stream().filter(InjectedFault::heldWithAnother).count();
 		return new ChaosOutcome(elector, settings, Duration.ofNanos(endedAt - startedAt), this.transitions, faults,
 				heldTogether, Overlaps.of(gateOverlaps, (overlap) -> overlap.describe(startedAt)), tokenRegressions,
-				work, leaseWrites, scenarios);
+				work, leaseWrites, scenarios, timelines, perElection,
+				this.spreadSamples.isEmpty() ? null
+						: new Spread(spreadAtWindowEnd, highestSpreadInWindow, this.spreadSamples.size()));
+	}
+
+	/**
+	 * What happened in the election of a gate overlap, from a second before the earlier term
+	 * began (or {@value #TIMELINE_BEFORE_SECONDS} s before the overlap, if that is later) to
+	 * {@value #TIMELINE_AFTER_SECONDS} s after the overlap: the terms begun and ended, with their
+	 * fencing tokens and why they ended, every version of its Lease stored or deleted, every
+	 * other request the API server answered about it, and every fault injected, in order of time;
+	 * and before that, when each of the two processes' replicas last read the Lease and last had
+	 * a watch of it accepted.
+	 */
+	private String timeline(Overlaps.Overlap overlap, List<Term> terms, long startedAt) {
+		long from = Math.max(overlap.open().start() - 1_000_000_000L,
+				overlap.at() - TIMELINE_BEFORE_SECONDS * 1_000_000_000L);
+		long to = overlap.at() + overlap.length().toNanos() + TIMELINE_AFTER_SECONDS * 1_000_000_000L;
+		List<Event> events = new ArrayList<>();
+		for (Term term : terms) {
+			if (term.openedAt - from >= 0 && term.openedAt - to < 0) {
+				events.add(new Event(term.openedAt, term.process,
+						"gate opened, fencing token " + term.fencingToken));
+			}
+			if (term.closedAt != null && term.closedAt - from >= 0 && term.closedAt - to < 0) {
+				events.add(new Event(term.closedAt, term.process, "gate closed: " + term.closedBecause));
+			}
+		}
+		for (Event version : this.storedVersions.getOrDefault(overlap.election(), List.of())) {
+			if (version.at - from >= 0 && version.at - to < 0) {
+				events.add(new Event(version.at, version.writer,
+						(version.what != null) ? "stored " + version.what : "deleted the Lease"));
+			}
+		}
+		List<Event> requests = this.requests.getOrDefault(overlap.election(), List.of());
+		for (Event request : requests) {
+			if (request.at - from >= 0 && request.at - to < 0) {
+				events.add(request);
+			}
+		}
+		for (InjectedFault fault : this.faults) {
+			if (fault.at - from >= 0 && fault.at - to < 0) {
+				events.add(new Event(fault.at, "fault", fault.kind.label() + " " + fault.description));
+			}
+		}
+		events.sort(Comparator.comparingLong(Event::at));
+		StringBuilder timeline = new StringBuilder(overlap.describe(startedAt)).append(':');
+		for (String process : List.of(overlap.open().owner(), overlap.began().owner())) {
+			String replica = this.replicaOfProcess.get(process);
+			timeline.append(String.format("%n  - before %.3f s, %s (in %s) last read the Lease %s, last had a watch "
+					+ "of it accepted %s", (from - startedAt) / 1e9, process, replica,
+					lastBefore(requests, replica, "GET answered 200", from, startedAt),
+					lastBefore(requests, replica, "watch answered 101", from, startedAt)));
+		}
+		for (Event event : events) {
+			timeline.append(String.format("%n  - %.3f s %s: %s", (event.at - startedAt) / 1e9, event.writer,
+					event.what));
+		}
+		return timeline.toString();
+	}
+
+	/** When the replica's last request of the kind was answered before the moment, described. */
+	private static String lastBefore(List<Event> requests, String replica, String what, long before,
+			long startedAt) {
+		for (int i = requests.size() - 1; i >= 0; i--) {
+			Event request = requests.get(i);
+			if (request.at - before < 0 && request.writer != null && request.writer.equals(replica)
+					&& request.what.startsWith(what)) {
+				return String.format("at %.3f s", (request.at - startedAt) / 1e9);
+			}
+		}
+		return "never";
+	}
+
+	/**
+	 * The last and the highest spread of balanced shards sampled in a fault window, from its
+	 * fault to the next; {@code null} if none was sampled in it. Samples are taken in order of
+	 * time, on the run's driver thread.
+	 */
+	private int[] spreadBetween(long from, long to) {
+		int low = 0;
+		int high = this.spreadSamples.size();
+		while (low < high) {
+			int middle = (low + high) >>> 1;
+			if (this.spreadSamples.get(middle).at - from < 0) {
+				low = middle + 1;
+			}
+			else {
+				high = middle;
+			}
+		}
+		int last = -1;
+		int highest = -1;
+		for (int i = low; i < this.spreadSamples.size() && this.spreadSamples.get(i).at - to < 0; i++) {
+			last = this.spreadSamples.get(i).spread;
+			highest = Math.max(highest, last);
+		}
+		return (last < 0) ? null : new int[] { last, highest };
+	}
+
+	/**
+	 * Elections by name, with the numbers in them compared as numbers, so that
+	 * {@code shards-2-of-32} comes before {@code shards-10-of-32}.
+	 */
+	private static int byNameThenNumber(String one, String other) {
+		String[] these = one.split("(?<=\\D)(?=\\d)|(?<=\\d)(?=\\D)");
+		String[] those = other.split("(?<=\\D)(?=\\d)|(?<=\\d)(?=\\D)");
+		for (int i = 0; i < Math.min(these.length, those.length); i++) {
+			boolean numbers = these[i].chars().allMatch(Character::isDigit)
+					&& those[i].chars().allMatch(Character::isDigit);
+			int compared = numbers ? Long.compare(Long.parseLong(these[i]), Long.parseLong(those[i]))
+					: these[i].compareTo(those[i]);
+			if (compared != 0) {
+				return compared;
+			}
+		}
+		return Integer.compare(these.length, those.length);
 	}
 
 	/**
@@ -453,6 +651,18 @@ final class LeadershipHistory {
 	}
 
 	private record InjectedFault(FaultKind kind, String description, long at, boolean heldWithAnother) {
+
+	}
+
+	private record SpreadSample(long at, int spread) {
+
+	}
+
+	/**
+	 * Something that happened at a moment, and who did it: a Lease version stored, a request
+	 * answered, a term begun or ended, a fault.
+	 */
+	private record Event(long at, String writer, String what) {
 
 	}
 

@@ -18,21 +18,48 @@ import org.netcrusher.tcp.TcpCrusherBuilder;
  */
 public final class NetworkLink implements AutoCloseable {
 
+	/**
+	 * How many buffers, of how many bytes, the proxy queues per connection and direction by
+	 * default: netcrusher's own, 64 of 32 KB, 4 MB a connection both ways, allocated off-heap
+	 * and zeroed for every connection opened, on the reactor's one thread.
+	 */
+	private static final int DEFAULT_BUFFERS = 64;
+
+	private static final int DEFAULT_BUFFER_BYTES = 32 * 1024;
+
+	/**
+	 * The same for a link with many connections, such as a replica of balanced shards with a
+	 * watch per shard: 8 of 16 KB, still ample for Lease requests and watch events, also while
+	 * they are held by added latency. With the default, the hundreds of connections (re)opened at
+	 * a start, an API server restart or a burst of resets kept the reactor's thread busy
+	 * allocating, and replicas' connections timed out before they were accepted.
+	 */
+	private static final int SMALL_BUFFERS = 8;
+
+	private static final int SMALL_BUFFER_BYTES = 16 * 1024;
+
 	private final TcpCrusher proxy;
 
 	private volatile long delayNanos = Throttler.NO_DELAY_NS;
 
-	private NetworkLink(NioReactor reactor, int serverPort) {
+	private NetworkLink(NioReactor reactor, int serverPort, int buffers, int bufferBytes) {
 		this.proxy = TcpCrusherBuilder.builder()
 			.withReactor(reactor)
 			.withBindAddress("127.0.0.1", freePort())
 			.withConnectAddress("127.0.0.1", serverPort)
+			.withBufferCount(buffers)
+			.withBufferSize(bufferBytes)
 			.withIncomingThrottlerFactory((client) -> (buffer) -> this.delayNanos)
 			.buildAndOpen();
 	}
 
 	public static NetworkLink open(NioReactor reactor, int serverPort) {
-		return new NetworkLink(reactor, serverPort);
+		return new NetworkLink(reactor, serverPort, DEFAULT_BUFFERS, DEFAULT_BUFFER_BYTES);
+	}
+
+	/** A link for many connections at once: smaller queues per connection (see {@link #SMALL_BUFFERS}). */
+	public static NetworkLink openForManyConnections(NioReactor reactor, int serverPort) {
+		return new NetworkLink(reactor, serverPort, SMALL_BUFFERS, SMALL_BUFFER_BYTES);
 	}
 
 	/** The port a client connects to instead of the server's. */

@@ -1,0 +1,99 @@
+package io.leaderelection.chaos;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import io.leaderelection.chaos.ChaosOutcome.ElectionCounts;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The chaos suite on elected shards, balanced: five replicas campaign in the 32 shards of one
+ * election, each shard on its Lease, spread over them by balancing (none holds more than
+ * ceil(32/M) of M live members; members find each other through labelled member Leases on the
+ * same API server, followed by an informer). The faults are those of the lease runs, and
+ * replicas joining (a new process with a new identity, in a slot of its own, then stopped or
+ * killed) and leaving (stopped or killed, then a new process in their place), mixed at once as in
+ * the other runs: {@link FaultMix#SHARDED}. Every shard runs leader-only jobs of varied length.
+ * <p>
+ * Every check of {@link LeaderElectionChaosTest} holds over the run, and shard by shard: no gate
+ * overlap, no fencing token regression, no overlap of cooperative steps, no opaque job overlap
+ * after a voluntary end (a hand-over to balance the group is one), no fence violation. How
+ * evenly the live replicas held the shards (the spread) is reported per fault window, and not
+ * checked.
+ * <p>
+ * The short run, part of every build, goes on until every kind of the mix was injected and
+ * {@value #SHORT_TRANSITIONS} transitions happened (68 to 73 s on two cores here, 26 to 32
+ * faults, over the minute aimed at); it fails after two minutes. The long one, {@code ./mvnw -B -o test -pl leader-election-core -am
+ * -Dtest='BalancedShardsChaosTest#longBalancedShardsRun' -Dchaos.long=true
+ * -Dsurefire.failIfNoSpecifiedTests=false}, goes on until 2,000 transitions
+ * ({@code -Dchaos.shards.transitions}) and writes {@code target/chaos-report-shards.md}
+ * (recorded in {@code docs/chaos-report.md}). {@code -Dchaos.seed} sets the seed.
+ */
+@QuietChaosLogging
+class BalancedShardsChaosTest {
+
+	private static final int REPLICAS = 5;
+
+	private static final int SHARDS = 32;
+
+	private static final int SHORT_TRANSITIONS = 300;
+
+	private static final Duration SHORT_TIME_LIMIT = Duration.ofMinutes(2);
+
+	@Test
+	void shortBalancedShardsRunNeverOpensTwoGatesAtOnceInAnyShard() {
+		ChaosSettings settings = ChaosSettings.balancedShards(LeaderElectionChaosTest.seed(), REPLICAS, SHARDS,
+				SHORT_TRANSITIONS, SHORT_TIME_LIMIT);
+		ChaosOutcome outcome = new ChaosRun(new EngineElector(), settings).run();
+		System.out.println(ChaosReport.markdown(List.of(outcome)));
+		assertThat(outcome.transitions()).as("transitions").isGreaterThanOrEqualTo(SHORT_TRANSITIONS);
+		assertNeverTwoLeadersInAnyShard(outcome, settings);
+		assertThat(outcome.faults()).as("kinds of fault injected").containsOnlyKeys(FaultMix.SHARDED.kinds());
+		assertThat(outcome.faultsHeldTogether()).as("faults injected while another was held").isPositive();
+	}
+
+	@Test
+	@EnabledIfSystemProperty(named = "chaos.long", matches = "true")
+	void longBalancedShardsRun() throws IOException {
+		int transitions = Integer.getInteger("chaos.shards.transitions", 2000);
+		ChaosSettings settings = ChaosSettings.balancedShards(LeaderElectionChaosTest.seed(), REPLICAS, SHARDS,
+				transitions, Duration.ofMinutes(30));
+		ChaosOutcome outcome = new ChaosRun(new EngineElector(), settings).run();
+		String markdown = ChaosReport.markdown(List.of(outcome));
+		System.out.println(markdown);
+		Path report = Path.of("target", "chaos-report-shards.md");
+		Files.writeString(report, markdown);
+		System.out.println("Written to " + report.toAbsolutePath());
+		assertThat(outcome.transitions()).as("transitions").isGreaterThanOrEqualTo(transitions);
+		assertNeverTwoLeadersInAnyShard(outcome, settings);
+		assertThat(outcome.faults()).as("kinds of fault injected").containsOnlyKeys(FaultMix.SHARDED.kinds());
+	}
+
+	/**
+	 * Every check of the lease runs, over the run and shard by shard; and the shards were
+	 * balanced: some terms were handed over, and the spread was sampled.
+	 */
+	private static void assertNeverTwoLeadersInAnyShard(ChaosOutcome outcome, ChaosSettings settings) {
+		LeaderElectionChaosTest.assertNeverTwoLeaders(outcome);
+		assertThat(outcome.elections()).as("shards").containsOnlyKeys(settings.electionNames());
+		assertThat(outcome.elections()).as("shards with a check failed").allSatisfy((shard, counts) -> {
+			assertThat(counts.gateOverlaps()).as("%s: gate overlaps", shard).isZero();
+			assertThat(counts.tokenRegressions()).as("%s: fencing token regressions", shard).isZero();
+			assertThat(counts.stepOverlaps()).as("%s: cooperative step overlaps", shard).isZero();
+			assertThat(counts.opaqueOverlapsAfterVoluntaryEnd()).as("%s: opaque job overlaps after a voluntary end",
+					shard).isZero();
+			assertThat(counts.fenceViolations()).as("%s: fence violations", shard).isZero();
+			assertThat(counts.grants()).as("%s: grants", shard).isPositive();
+		});
+		assertThat(outcome.elections().values().stream().mapToInt(ElectionCounts::handedOver).sum())
+			.as("terms handed over to balance the shards").isPositive();
+		assertThat(outcome.spread()).as("spread sampled").isNotNull();
+	}
+
+}
