@@ -9,7 +9,6 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -124,25 +123,9 @@ public final class PodDeletionTakeovers {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Map<String, String> values = new HashMap<>();
-		boolean quick = false;
-		for (String arg : args) {
-			for (String token : arg.trim().split("\\s+")) {
-				if (token.isEmpty()) {
-					continue;
-				}
-				if (token.equals("quick")) {
-					quick = true;
-				}
-				else if (token.contains("=")) {
-					values.put(token.substring(0, token.indexOf('=')), token.substring(token.indexOf('=') + 1));
-				}
-				else {
-					throw new IllegalArgumentException("unknown argument " + token
-							+ " (expected quick or key=value with key one of trials, timings, only)");
-				}
-			}
-		}
+		HarnessArguments arguments = HarnessArguments.parse(args, "trials, timings, only");
+		Map<String, String> values = arguments.values();
+		boolean quick = arguments.quick();
 		int trials = Integer.parseInt(values.getOrDefault("trials", quick ? "3" : "20"));
 		Timings timings = Timings.parse(values.getOrDefault("timings", quick ? "2s/1s/250ms" : "15s/10s/2s"));
 		List<Scenario> scenarios = new ArrayList<>();
@@ -420,24 +403,7 @@ public final class PodDeletionTakeovers {
 			.append(" (")
 			.append(Duration.between(started, finished).toMinutes())
 			.append(" min)\n");
-		out.append("- Machine: ")
-			.append(Runtime.getRuntime().availableProcessors())
-			.append(" cores (")
-			.append(Report.cpuModel())
-			.append("), ")
-			.append(System.getProperty("java.vm.name"))
-			.append(' ')
-			.append(System.getProperty("java.runtime.version"))
-			.append(", ")
-			.append(System.getProperty("os.name"))
-			.append(' ')
-			.append(System.getProperty("os.arch"))
-			.append('\n');
-		out.append("- Load average (1, 5, 15 min) before: ")
-			.append(loadBefore)
-			.append("; after: ")
-			.append(loadAfter)
-			.append(". Other processes shared the machine: timing figures carry their noise.\n");
+		Report.machineAndLoad(out, loadBefore, loadAfter);
 		out.append("- Timings ")
 			.append(timings)
 			.append(" (lease duration / renew deadline / retry period")

@@ -94,12 +94,7 @@ final class Report {
 		out.append("- Date: ").append(DateTimeFormatter.ISO_INSTANT.format(this.started.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)))
 			.append(" to ").append(DateTimeFormatter.ISO_INSTANT.format(finished.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)))
 			.append(" (").append(Duration.between(this.started, finished).toMinutes()).append(" min)\n");
-		out.append("- Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores (")
-			.append(cpuModel()).append("), ").append(System.getProperty("java.vm.name")).append(' ')
-			.append(System.getProperty("java.runtime.version")).append(", ").append(System.getProperty("os.name"))
-			.append(' ').append(System.getProperty("os.arch")).append('\n');
-		out.append("- Load average (1, 5, 15 min) before: ").append(this.loadBefore).append("; after: ")
-			.append(this.loadAfter).append(". Other processes shared the machine: timing figures carry their noise.\n");
+		machineAndLoad(out, this.loadBefore, this.loadAfter);
 		out.append("- Baselines, loaded in class loaders of their own in the same JVM: ");
 		List<String> versions = new ArrayList<>();
 		this.fabric8Versions.forEach((key, version) -> versions.add(key + " runs " + version));
@@ -559,6 +554,16 @@ final class Report {
 	private static String nanos(double nanos) {
 		return (Math.abs(nanos) >= 100) ? String.format(Locale.ROOT, "%.0f", nanos)
 				: String.format(Locale.ROOT, "%.1f", nanos);
+	}
+
+	/** The lines of a report naming the machine and its load before and after the run. */
+	static void machineAndLoad(StringBuilder out, String loadBefore, String loadAfter) {
+		out.append("- Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores (")
+			.append(cpuModel()).append("), ").append(System.getProperty("java.vm.name")).append(' ')
+			.append(System.getProperty("java.runtime.version")).append(", ").append(System.getProperty("os.name"))
+			.append(' ').append(System.getProperty("os.arch")).append('\n');
+		out.append("- Load average (1, 5, 15 min) before: ").append(loadBefore).append("; after: ")
+			.append(loadAfter).append(". Other processes shared the machine: timing figures carry their noise.\n");
 	}
 
 	static String loadAverage() {

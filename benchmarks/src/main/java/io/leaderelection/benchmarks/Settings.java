@@ -2,7 +2,6 @@ package io.leaderelection.benchmarks;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,26 +17,9 @@ record Settings(boolean quick, Set<String> parts, Set<String> implementations, T
 	static final Set<String> ALL_PARTS = Set.of("jmh", "scale", "handover", "requests", "crash");
 
 	static Settings parse(String[] args) {
-		Map<String, String> values = new HashMap<>();
-		boolean quick = false;
-		for (String arg : args) {
-			for (String token : arg.trim().split("\\s+")) {
-				if (token.isEmpty()) {
-					continue;
-				}
-				if (token.equals("quick")) {
-					quick = true;
-				}
-				else if (token.contains("=")) {
-					values.put(token.substring(0, token.indexOf('=')), token.substring(token.indexOf('=') + 1));
-				}
-				else {
-					throw new IllegalArgumentException("unknown argument " + token
-							+ " (expected quick or key=value with key one of only, impls, timings, handovers, crashes, "
-							+ "scaledTimings, scaledCrashes, window, scale, scaleWindow)");
-				}
-			}
-		}
+		HarnessArguments arguments = HarnessArguments.parse(args, "only, impls, timings, handovers, crashes, scaledTimings, scaledCrashes, window, scale, scaleWindow");
+		Map<String, String> values = arguments.values();
+		boolean quick = arguments.quick();
 		Set<String> parts = values.containsKey("only") ? Set.of(values.get("only").split(",")) : ALL_PARTS;
 		if (!ALL_PARTS.containsAll(parts)) {
 			throw new IllegalArgumentException("only= takes some of " + ALL_PARTS + ", was " + parts);

@@ -227,26 +227,9 @@ public final class ShardSpread {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Map<String, String> values = new HashMap<>();
-		boolean quick = false;
-		for (String arg : args) {
-			for (String token : arg.trim().split("\\s+")) {
-				if (token.isEmpty()) {
-					continue;
-				}
-				if (token.equals("quick")) {
-					quick = true;
-				}
-				else if (token.contains("=")) {
-					values.put(token.substring(0, token.indexOf('=')), token.substring(token.indexOf('=') + 1));
-				}
-				else {
-					throw new IllegalArgumentException("unknown argument " + token + " (expected quick or key=value with "
-							+ "key one of trials, timings, layouts, limit, joinLimit, requestTimings, requestLayout, window, "
-							+ "only, modes, balancerLog, engineLog)");
-				}
-			}
-		}
+		HarnessArguments arguments = HarnessArguments.parse(args, "trials, timings, layouts, limit, joinLimit, requestTimings, requestLayout, window, only, modes, balancerLog, engineLog");
+		Map<String, String> values = arguments.values();
+		boolean quick = arguments.quick();
 		int trials = Integer.parseInt(values.getOrDefault("trials", quick ? "1" : "3"));
 		Timings timings = Timings.parse(values.getOrDefault("timings", "3s/2s/500ms"));
 		List<Layout> layouts = Arrays.stream(values.getOrDefault("layouts", "3x60,5x64").split(","))
@@ -956,24 +939,7 @@ public final class ShardSpread {
 			.append(" min ")
 			.append(Duration.between(started, finished).toSeconds() % 60)
 			.append(" s)\n");
-		out.append("- Machine: ")
-			.append(Runtime.getRuntime().availableProcessors())
-			.append(" cores (")
-			.append(Report.cpuModel())
-			.append("), ")
-			.append(System.getProperty("java.vm.name"))
-			.append(' ')
-			.append(System.getProperty("java.runtime.version"))
-			.append(", ")
-			.append(System.getProperty("os.name"))
-			.append(' ')
-			.append(System.getProperty("os.arch"))
-			.append('\n');
-		out.append("- Load average (1, 5, 15 min) before: ")
-			.append(loadBefore)
-			.append("; after: ")
-			.append(loadAfter)
-			.append(". Other processes shared the machine: timing figures carry their noise.\n");
+		Report.machineAndLoad(out, loadBefore, loadAfter);
 		out.append("- API server: fabric8's `KubernetesMockServer` 7.3.1 in CRUD mode on 127.0.0.1, in the harness's ")
 			.append("JVM (its CRUD dispatcher answers label selectors on list and watch, which the member Leases' ")
 			.append("informer uses); requests counted at the server, by a header each client sends.\n");
