@@ -192,28 +192,21 @@ public final class ElectionEngine implements LeaderElector {
 
 	@Override
 	public boolean owns(String election, String key) {
-		List<Election> sharded = this.shards.get(election);
-		if (sharded == null) {
-			return isLeader(election);
-		}
-		return sharded.get(Shard.of(key, sharded.size())).isLeader();
+		Election shard = shardOfKey(election, key);
+		return (shard != null) ? shard.isLeader() : LeaderElector.super.owns(election, key);
 	}
 
 	@Override
 	public int shardOf(String election, String key) {
 		List<Election> sharded = this.shards.get(election);
-		if (sharded == null) {
-			election(election);
-			return 0;
-		}
-		return Shard.of(key, sharded.size());
+		return (sharded != null) ? Shard.of(key, sharded.size()) : LeaderElector.super.shardOf(election, key);
 	}
 
 	@Override
 	public Set<Integer> ownedShards(String election) {
 		List<Election> sharded = this.shards.get(election);
 		if (sharded == null) {
-			return isLeader(election) ? Set.of(0) : Set.of();
+			return LeaderElector.super.ownedShards(election);
 		}
 		Set<Integer> owned = new TreeSet<>();
 		for (int index = 0; index < sharded.size(); index++) {
@@ -226,8 +219,14 @@ public final class ElectionEngine implements LeaderElector {
 
 	@Override
 	public LeaderStatus status(String election, String key) {
+		Election shard = shardOfKey(election, key);
+		return (shard != null) ? shard.status() : LeaderElector.super.status(election, key);
+	}
+
+	/** The shard of the sharded election that the key belongs to; {@code null} when the election is not sharded. */
+	private Election shardOfKey(String election, String key) {
 		List<Election> sharded = this.shards.get(election);
-		return (sharded != null) ? sharded.get(Shard.of(key, sharded.size())).status() : status(election);
+		return (sharded != null) ? sharded.get(Shard.of(key, sharded.size())) : null;
 	}
 
 	/** The names of the shards of the given sharded election, in order; empty when it is not sharded. */
