@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import io.leaderelection.LeaderElector;
@@ -41,6 +43,13 @@ class LeaderOnlyIntegrationTest {
 
 	private final List<Replica> replicas = new ArrayList<>();
 
+	/**
+	 * A thread for every call and close the tests start at once: on a small machine the common
+	 * pool has one worker (on JDK 25 CompletableFuture uses it even then), so a close queued
+	 * behind a held call would not start until the call ended.
+	 */
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
 	private CrudApiServer server;
 
 	private NioReactor reactor;
@@ -55,6 +64,7 @@ class LeaderOnlyIntegrationTest {
 	@AfterEach
 	void stop() {
 		HeldWork.release.countDown();
+		this.threads.shutdown();
 		this.replicas.forEach(Replica::close);
 		this.reactor.close();
 		this.server.close();
@@ -142,9 +152,9 @@ class LeaderOnlyIntegrationTest {
 		Replica successor = (leader == first) ? second : first;
 		HeldWork leaderWork = leader.context().getBean(HeldWork.class);
 		LeaderOnlyInvocations leaderCounts = leader.context().getBean(LeaderOnlyInvocations.class);
-		CompletableFuture<String> call = CompletableFuture.supplyAsync(leaderWork::hold);
+		CompletableFuture<String> call = CompletableFuture.supplyAsync(leaderWork::hold, this.threads);
 		assertThat(HeldWork.entered.await(5, TimeUnit.SECONDS)).isTrue();
-		CompletableFuture<Void> closing = CompletableFuture.runAsync(leader::close);
+		CompletableFuture<Void> closing = CompletableFuture.runAsync(leader::close, this.threads);
 		await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> !closing.isDone()
 				&& !successor.isLeader() && leader.name().equals(successor.elector().status("default").holderIdentity()));
 		assertThat(leaderWork.quick()).as("a new call while draining").isNull();
@@ -168,7 +178,7 @@ class LeaderOnlyIntegrationTest {
 		Replica second = startReplica("stuck-2", shortShutdown, HeldWork.class);
 		Replica leader = awaitLeader();
 		Replica successor = (leader == first) ? second : first;
-		CompletableFuture.supplyAsync(leader.context().getBean(HeldWork.class)::hold);
+		CompletableFuture.supplyAsync(leader.context().getBean(HeldWork.class)::hold, this.threads);
 		assertThat(HeldWork.entered.await(5, TimeUnit.SECONDS)).isTrue();
 		long closingAt = System.nanoTime();
 		leader.close();
