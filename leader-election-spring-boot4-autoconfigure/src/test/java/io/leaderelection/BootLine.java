@@ -1,5 +1,10 @@
 package io.leaderelection;
 
+import java.lang.reflect.Method;
+import java.util.function.Predicate;
+
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
@@ -11,7 +16,8 @@ import org.springframework.context.ApplicationContext;
 
 /**
  * Spring Boot 4's types that the tests both Boot lines share name
- * differently: actuator auto-configurations, health types, the web server's lifecycle phase.
+ * differently: actuator auto-configurations, health types, the web server's lifecycle phase, the
+ * predicate of a method's invocation hint.
  */
 public final class BootLine {
 
@@ -40,6 +46,11 @@ public final class BootLine {
 	public static Object userHealthIndicator() {
 		HealthIndicator indicator = () -> null;
 		return indicator;
+	}
+
+	/** Whether the hints let the method be invoked reflectively (Spring Framework 7's predicate). */
+	public static Predicate<RuntimeHints> invokes(Method method) {
+		return RuntimeHintsPredicates.reflection().onMethodInvocation(method);
 	}
 
 }
