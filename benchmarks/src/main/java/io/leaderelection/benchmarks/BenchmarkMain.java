@@ -115,8 +115,8 @@ public final class BenchmarkMain {
 				: Path.of(Fabric8Implementation.property("benchmarks.output"));
 		Files.createDirectories(output.toAbsolutePath().getParent());
 		// The sections PodDeletionTakeovers and ShardSpread record (runs of their own) are kept as they were.
-		String podDeletion = PodDeletionTakeovers.recordedSection(output);
-		String shardSpread = ShardSpread.recordedSection(output);
+		String podDeletion = PodDeletionTakeovers.SECTION.recorded(output);
+		String shardSpread = ShardSpread.SECTION.recorded(output);
 		String kept = (podDeletion != null) ? markdown + "\n" + podDeletion : markdown;
 		Files.writeString(output, (shardSpread != null) ? kept + (kept.endsWith("\n\n") ? "" : "\n") + shardSpread : kept);
 		log("written to " + output.toAbsolutePath().normalize());

@@ -1,7 +1,5 @@
 package io.leaderelection.benchmarks;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,6 +66,9 @@ import io.leaderelection.baseline.fabric8.Fabric8Baseline;
 public final class ShardSpread {
 
 	static final String HEADING = "## Elected shards and balanced spreading";
+
+	/** The section of the benchmarks file this harness records. */
+	static final MarkdownSection SECTION = new MarkdownSection(HEADING);
 
 	private static final String COMMAND = "./mvnw -B -Pbenchmarks -pl benchmarks -am verify "
 			+ "-Dbenchmarks.main=io.leaderelection.benchmarks.ShardSpread";
@@ -310,7 +311,7 @@ public final class ShardSpread {
 		System.out.println(section);
 		Path output = quick ? Path.of("target", "shard-spread-quick.md")
 				: Path.of(System.getProperty("benchmarks.output", "target/shard-spread.md"));
-		writeSection(output, section);
+		SECTION.write(output, section);
 		BenchmarkMain.log("written to " + output.toAbsolutePath().normalize() + " under \"" + HEADING + "\"");
 		System.exit(0);
 	}
@@ -1258,51 +1259,6 @@ public final class ShardSpread {
 			.append(" | ")
 			.append((over == 0) ? "yes" : "no (" + over + " of " + values.size() + " over"
 					+ ((invalid > 0) ? "; " + invalid + " with some shard unled" : "") + ")");
-	}
-
-	// ---- the section in a Markdown file
-
-	/** The recorded section in the file, up to the next level-2 heading; {@code null} when there is none. */
-	static String recordedSection(Path file) throws IOException {
-		if (!Files.exists(file)) {
-			return null;
-		}
-		String text = Files.readString(file);
-		int start = sectionStart(text);
-		return (start < 0) ? null : text.substring(start, sectionEnd(text, start));
-	}
-
-	/** Writes the section into the file in place of its earlier version, or at its end. */
-	static void writeSection(Path file, String section) throws IOException {
-		Path parent = file.toAbsolutePath().getParent();
-		if (parent != null) {
-			Files.createDirectories(parent);
-		}
-		String text = Files.exists(file) ? Files.readString(file) : "";
-		int start = sectionStart(text);
-		String updated;
-		if (start >= 0) {
-			String rest = text.substring(sectionEnd(text, start));
-			updated = text.substring(0, start) + section + (rest.isEmpty() ? "" : "\n" + rest);
-		}
-		else {
-			updated = text.isEmpty() ? section : (text.endsWith("\n\n") ? text : text.endsWith("\n") ? text + "\n"
-					: text + "\n\n") + section;
-		}
-		Files.writeString(file, updated);
-	}
-
-	private static int sectionStart(String text) {
-		if (text.startsWith(HEADING + "\n")) {
-			return 0;
-		}
-		int at = text.indexOf("\n" + HEADING + "\n");
-		return (at < 0) ? -1 : at + 1;
-	}
-
-	private static int sectionEnd(String text, int start) {
-		int next = text.indexOf("\n## ", start + HEADING.length());
-		return (next < 0) ? text.length() : next + 1;
 	}
 
 }
