@@ -15,7 +15,6 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.core.NestedExceptionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -197,24 +196,7 @@ class LeaderOnlyShardKeyValidationTests {
 	}
 
 	@LeaderOnly("orders")
-	static class OrderPoller implements SmartLifecycle {
-
-		private volatile boolean running;
-
-		@Override
-		public void start() {
-			this.running = true;
-		}
-
-		@Override
-		public void stop() {
-			this.running = false;
-		}
-
-		@Override
-		public boolean isRunning() {
-			return this.running;
-		}
+	static class OrderPoller extends FlagLifecycle {
 
 	}
 

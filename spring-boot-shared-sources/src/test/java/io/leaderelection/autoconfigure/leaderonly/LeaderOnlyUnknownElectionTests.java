@@ -9,7 +9,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.core.NestedExceptionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -77,24 +76,7 @@ class LeaderOnlyUnknownElectionTests {
 	}
 
 	@LeaderOnly("nope")
-	static class NopePoller implements SmartLifecycle {
-
-		private volatile boolean running;
-
-		@Override
-		public void start() {
-			this.running = true;
-		}
-
-		@Override
-		public void stop() {
-			this.running = false;
-		}
-
-		@Override
-		public boolean isRunning() {
-			return this.running;
-		}
+	static class NopePoller extends FlagLifecycle {
 
 	}
 
