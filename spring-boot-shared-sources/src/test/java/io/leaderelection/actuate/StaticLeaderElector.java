@@ -2,6 +2,7 @@ package io.leaderelection.actuate;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,9 +12,9 @@ import io.leaderelection.LeaderStatus;
 import io.leaderelection.UnknownElectionException;
 
 /**
- * A {@link LeaderElector} a user could supply instead of the library's engine: it leads the
- * default election and follows {@code billing}, whose Lease {@code other} holds, and only
- * records step-downs.
+ * A {@link LeaderElector} a user could supply instead of the library's engine: by default it
+ * leads the default election and follows {@code billing}, whose Lease {@code other} holds; it
+ * only records step-downs.
  */
 public final class StaticLeaderElector implements LeaderElector {
 
@@ -27,12 +28,17 @@ public final class StaticLeaderElector implements LeaderElector {
 	private final List<String> steppedDown = new ArrayList<>();
 
 	public StaticLeaderElector() {
-		this.statuses.put("default", new LeaderStatus("default", "team-a", "orders-leader", true, "me", ACQUIRED,
-				ACQUIRED.plusSeconds(30), 3, 3L, LeaderStatus.LEASE_TRANSITIONS, null, LeaderStatus.LEASE_MODE, null,
-				null, null));
-		this.statuses.put("billing", new LeaderStatus("billing", "team-a", "orders-billing-leader", false, "other",
-				ACQUIRED, ACQUIRED.plusSeconds(30), 7, null, null, null, LeaderStatus.FOR_LIFE_MODE, OTHER_POD, null,
-				null));
+		this(List.of(
+				new LeaderStatus("default", "team-a", "orders-leader", true, "me", ACQUIRED, ACQUIRED.plusSeconds(30),
+						3, 3L, LeaderStatus.LEASE_TRANSITIONS, null, LeaderStatus.LEASE_MODE, null, null, null),
+				new LeaderStatus("billing", "team-a", "orders-billing-leader", false, "other", ACQUIRED,
+						ACQUIRED.plusSeconds(30), 7, null, null, null, LeaderStatus.FOR_LIFE_MODE, OTHER_POD, null,
+						null)));
+	}
+
+	/** Reports the given statuses, each under its election's name, and nothing else. */
+	public StaticLeaderElector(Collection<LeaderStatus> statuses) {
+		statuses.forEach((status) -> this.statuses.put(status.election(), status));
 	}
 
 	@Override

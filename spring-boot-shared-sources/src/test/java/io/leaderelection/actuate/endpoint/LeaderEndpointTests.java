@@ -54,33 +54,7 @@ class LeaderEndpointTests {
 			statuses.put(shard.name(), new LeaderStatus(shard.name(), "team-a", shard.leaseName("orders-leader"),
 					index != 1, null, null, null, null, null, null, null, LeaderStatus.LEASE_MODE, null, shard, null));
 		}
-		LeaderElector elector = new LeaderElector() {
-
-			@Override
-			public String identity() {
-				return "me";
-			}
-
-			@Override
-			public boolean isLeader(String election) {
-				return status(election).leader();
-			}
-
-			@Override
-			public LeaderStatus status(String election) {
-				return statuses.get(election);
-			}
-
-			@Override
-			public Map<String, LeaderStatus> statuses() {
-				return statuses;
-			}
-
-			@Override
-			public void stepDown(String election) {
-			}
-
-		};
+		LeaderElector elector = new StaticLeaderElector(statuses.values());
 
 		LeaderElectionsDescriptor elections = new LeaderEndpoint(elector).elections();
 
