@@ -90,6 +90,14 @@ public final class InMemoryLeaseStores implements LeaseStoreFactory, AutoCloseab
 		return new Membership(namespace);
 	}
 
+	/**
+	 * These Leases as one of several contexts in this JVM sees them: a factory with nothing to
+	 * close, so that the first context to close does not close the Leases under the others.
+	 */
+	public LeaseStoreFactory sharedView() {
+		return new SharedView(this);
+	}
+
 	/** The stored version of a Lease, {@code null} when it does not exist. */
 	public synchronized LeaseRecord read(String namespace, String name) {
 		return this.leases.get(key(namespace, name));
@@ -277,6 +285,21 @@ public final class InMemoryLeaseStores implements LeaseStoreFactory, AutoCloseab
 			CompletableFuture<LeaseRecord> answer = new CompletableFuture<>();
 			answer(() -> answer.completeExceptionally(failure));
 			return answer;
+		}
+
+	}
+
+
+	private record SharedView(InMemoryLeaseStores leases) implements LeaseStoreFactory {
+
+		@Override
+		public LeaseStore create(ElectionSettings election) {
+			return this.leases.create(election);
+		}
+
+		@Override
+		public MembershipStore membership(String namespace) {
+			return this.leases.membership(namespace);
 		}
 
 	}

@@ -2,6 +2,7 @@ package io.leaderelection.test;
 
 import java.util.Map;
 
+import io.leaderelection.engine.LeaseStoreFactory;
 import io.leaderelection.memory.InMemoryLeaseStores;
 
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -41,9 +42,7 @@ public final class InMemoryLeases implements AutoCloseable {
 	public ApplicationContextInitializer<ConfigurableApplicationContext> replica() {
 		return (context) -> {
 			TestElectionProperties.apply(context.getEnvironment(), SCALED_DOWN);
-			// a factory of stores on the shared Leases, not the Leases themselves: closing one
-			// context must not close them under the others
-			RootBeanDefinition replica = new RootBeanDefinition(Replica.class, () -> new Replica(this.stores));
+			RootBeanDefinition replica = new RootBeanDefinition(LeaseStoreFactory.class, this.stores::sharedView);
 			replica.setPrimary(true);
 			((BeanDefinitionRegistry) context.getBeanFactory()).registerBeanDefinition("inMemoryLeases", replica);
 		};

@@ -10,10 +10,7 @@ import io.leaderelection.NotLeaderException;
 import io.leaderelection.Shard;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
-import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.engine.LeaseStore;
 import io.leaderelection.engine.LeaseStoreFactory;
-import io.leaderelection.engine.MembershipStore;
 import io.leaderelection.memory.InMemoryLeaseStores;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -115,30 +112,12 @@ class LeaderOnlyShardedElectionTests {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 					LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
-			.withBean(LeaseStoreFactory.class, () -> new SharedLeases(leases))
+			.withBean(LeaseStoreFactory.class, leases::sharedView)
 			.withBean(Orders.class)
 			.withPropertyValues("leader.election.namespace=shards", "leader.election.lease-name=" + leaseName,
 					"leader.election.identity=" + leaseName + "-" + identity, "leader.election.lease-duration=2s",
 					"leader.election.renew-deadline=1s", "leader.election.retry-period=250ms",
 					"leader.election.elections.orders.shards=2");
-	}
-
-	/**
-	 * This context's way to the shared Leases: the Leases themselves would be closed with the first
-	 * context that closes.
-	 */
-	private record SharedLeases(InMemoryLeaseStores leases) implements LeaseStoreFactory {
-
-		@Override
-		public LeaseStore create(ElectionSettings election) {
-			return this.leases.create(election);
-		}
-
-		@Override
-		public MembershipStore membership(String namespace) {
-			return this.leases.membership(namespace);
-		}
-
 	}
 
 	record Order(String id) {
