@@ -64,6 +64,8 @@ final class OurImplementation implements Implementation {
 
 		private final LeaderElectionThreads threads = new LeaderElectionThreads();
 
+		private final KubernetesLeaseStores stores;
+
 		private final ElectionEngine engine;
 
 		private boolean running;
@@ -84,10 +86,10 @@ final class OurImplementation implements Implementation {
 					gates.closed(gateClosedAt);
 				}
 			};
+			this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
 			this.engine = new ElectionEngine(identity,
-					List.of(settings("default", ApiServer.NAMESPACE, leaseName, timings)),
-					new KubernetesLeaseStores(this.client, this.threads.blockingCalls()), this.threads.runtime(),
-					List.of(listener));
+					List.of(settings("default", ApiServer.NAMESPACE, leaseName, timings)), this.stores,
+					this.threads.runtime(), List.of(listener));
 		}
 
 		@Override
@@ -131,6 +133,7 @@ final class OurImplementation implements Implementation {
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
 				}
+				this.stores.close();
 				this.client.close();
 			}
 		}

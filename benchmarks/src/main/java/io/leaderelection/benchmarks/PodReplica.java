@@ -30,6 +30,8 @@ final class PodReplica implements AutoCloseable {
 
 	private final LeaderElectionThreads threads = new LeaderElectionThreads();
 
+	private final KubernetesLeaseStores stores;
+
 	private final ElectionEngine engine;
 
 	private final CompletableFuture<Long> opened = new CompletableFuture<>();
@@ -64,8 +66,8 @@ final class PodReplica implements AutoCloseable {
 				}
 			}
 		};
-		this.engine = new ElectionEngine(pod, List.of(settings),
-				new KubernetesLeaseStores(this.client, this.threads.blockingCalls()), this.threads.runtime(),
+		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
+		this.engine = new ElectionEngine(pod, List.of(settings), this.stores, this.threads.runtime(),
 				List.of(listener));
 	}
 
@@ -160,6 +162,7 @@ final class PodReplica implements AutoCloseable {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
+			this.stores.close();
 			this.client.close();
 		}
 	}

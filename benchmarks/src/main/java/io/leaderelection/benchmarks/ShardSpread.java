@@ -772,6 +772,8 @@ public final class ShardSpread {
 
 		private final LeaderElectionThreads threads = new LeaderElectionThreads();
 
+		private final KubernetesLeaseStores stores;
+
 		private final ElectionEngine engine;
 
 		private boolean started;
@@ -781,9 +783,8 @@ public final class ShardSpread {
 		ShardReplica(ApiServer server, String identity, List<ElectionSettings> shards, ElectionListener listener) {
 			this.identity = identity;
 			this.client = OurImplementation.client(server.port(), identity);
-			this.engine = new ElectionEngine(identity, shards,
-					new KubernetesLeaseStores(this.client, this.threads.blockingCalls()), this.threads.runtime(),
-					List.of(listener));
+			this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
+			this.engine = new ElectionEngine(identity, shards, this.stores, this.threads.runtime(), List.of(listener));
 		}
 
 		synchronized void start() {
@@ -796,11 +797,12 @@ public final class ShardSpread {
 		}
 
 		/**
-		 * As a crash: the client closed first, so that nothing more reaches the server (no release,
-		 * no member record marked as left), then {@code stop(false)}, then the threads.
+		 * As a crash: the elector's client closed first, so that nothing more reaches the server (no
+		 * release, no member record marked as left), then {@code stop(false)}, then the threads.
 		 */
 		synchronized void kill() {
 			this.gone = true;
+			this.stores.close();
 			this.client.close();
 			try {
 				this.engine.stop(false).get(30, TimeUnit.SECONDS);
@@ -828,6 +830,7 @@ public final class ShardSpread {
 			}
 			finally {
 				closeThreads();
+				this.stores.close();
 				this.client.close();
 			}
 		}

@@ -3,20 +3,36 @@ package io.leaderelection.kubernetes;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.RequestConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaseStoreFactory;
 import io.leaderelection.engine.MembershipStore;
 
 /**
- * Creates the {@link KubernetesLeaseStore} of each election on one fabric8 client. All stores
- * share one HTTP client derived from it, with the client's own retries turned off: the engine
- * retries on its own schedule, and a request retried behind its back would outlive the renew
- * deadline it was sent under.
+ * Creates the {@link KubernetesLeaseStore} of each election, and the store of balanced groups'
+ * members, on a fabric8 client of their own, built from a copy of the application's client
+ * configuration (server, credentials, TLS, proxy, timeouts) and used for every Lease call and
+ * watch of every election.
+ * <p>
+ * A client of their own, because a client's HTTP connections are a shared queue: on the
+ * application's client, a flood of slow application requests (large lists, a slow webhook, an
+ * overloaded server) would hold every connection, and a renewal would wait behind them until
+ * its renew deadline passed and the leader stepped down for nothing. On this client the elector's
+ * few requests queue behind no one's but its own. (On the server, API Priority and Fairness
+ * still puts both in the flow of the service account, unless a FlowSchema of their own gives the
+ * Lease calls their own priority level, as the sample application's one does.)
+ * <p>
+ * The client's own retries are turned off: the engine retries on its own schedule, and a request
+ * retried behind its back would outlive the renew deadline it was sent under.
+ * <p>
+ * This object owns that client, and {@link #close()} closes it. Close it only after the elector
+ * has stopped and released its Leases: in a Spring context that is the order anyway, since the
+ * elector's lifecycle stops (and releases) before any bean is destroyed.
  */
-public final class KubernetesLeaseStores implements LeaseStoreFactory {
+public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoCloseable {
 
 	private final KubernetesClient client;
 
@@ -25,19 +41,17 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory {
 	private final Executor watchOpener;
 
 	/**
-	 * @param client the fabric8 client every store talks through
+	 * @param client the application's fabric8 client, whose configuration the elector's own
+	 * client is built with; it is not used for any call, and stays the application's to close
 	 * @param watchOpener where watches are opened: fabric8 blocks until the server accepted a
 	 * watch, and the engine's threads must never block
 	 */
 	public KubernetesLeaseStores(KubernetesClient client, Executor watchOpener) {
-		this.client = client;
-		this.watchOpener = watchOpener;
-		this.httpClient = client.getHttpClient()
-			.newBuilder()
-			.tag(new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
-				.withRequestRetryBackoffLimit(0)
-				.build())
+		this.client = new KubernetesClientBuilder()
+			.withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
 			.build();
+		this.watchOpener = watchOpener;
+		this.httpClient = this.client.getHttpClient();
 	}
 
 	/** The store of the Lease with the given namespace and name. */
@@ -54,6 +68,12 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory {
 	@Override
 	public MembershipStore membership(String namespace) {
 		return new KubernetesMembership(this.client, this.watchOpener, namespace);
+	}
+
+	/** Closes the elector's client: calls still under way fail, watches end. */
+	@Override
+	public void close() {
+		this.client.close();
 	}
 
 }

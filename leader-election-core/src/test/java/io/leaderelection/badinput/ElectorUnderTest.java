@@ -38,6 +38,8 @@ final class ElectorUnderTest implements AutoCloseable, ElectionListener {
 
 	private final LeaderElectionThreads threads = new LeaderElectionThreads();
 
+	private final KubernetesLeaseStores stores;
+
 	private final ElectionEngine engine;
 
 	private final List<String> events = new CopyOnWriteArrayList<>();
@@ -48,9 +50,10 @@ final class ElectorUnderTest implements AutoCloseable, ElectionListener {
 
 	private ElectorUnderTest(ChaosApiServer server, String identity, String namespace) {
 		this.client = server.client(identity);
+		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
 		this.engine = new ElectionEngine(identity,
 				List.of(new ElectionSettings(ELECTION, namespace, LEASE, LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD)),
-				new KubernetesLeaseStores(this.client, this.threads.blockingCalls()), this.threads.runtime(), List.of(this));
+				this.stores, this.threads.runtime(), List.of(this));
 	}
 
 	/** Starts campaigning for {@value #LEASE} in {@value #NAMESPACE}. */
@@ -120,6 +123,7 @@ final class ElectorUnderTest implements AutoCloseable, ElectionListener {
 	public void close() throws InterruptedException {
 		this.engine.stop(false);
 		this.threads.close();
+		this.stores.close();
 		this.client.close();
 	}
 

@@ -140,8 +140,10 @@ class BalancedFollowerWithoutWatchTest {
 		KubernetesClient client = this.server.client(identity);
 		this.resources.add(client);
 		ChaosSettings settings = ChaosSettings.balancedShards(1, 4, SHARDS, 0, Duration.ZERO);
-		ElectionEngine engine = new ElectionEngine(identity, settings.electionSettings(),
-				new KubernetesLeaseStores(client, threads.blockingCalls()), threads.runtime(), List.of());
+		KubernetesLeaseStores stores = new KubernetesLeaseStores(client, threads.blockingCalls());
+		this.resources.add(stores);
+		ElectionEngine engine = new ElectionEngine(identity, settings.electionSettings(), stores, threads.runtime(),
+				List.of());
 		this.resources.add(() -> engine.stop(false).join());
 		return engine;
 	}

@@ -70,11 +70,11 @@ class ChaosApiServerMemberLeasesTest {
 		Map<String, String> seen = new ConcurrentHashMap<>();
 		Set<String> everSeen = ConcurrentHashMap.newKeySet();
 		AtomicReference<Throwable> failure = new AtomicReference<>();
-		try (KubernetesClient aClient = this.server.client("a"); KubernetesClient bClient = this.server.client("b")) {
-			MembershipStore a = new KubernetesLeaseStores(aClient, this.threads.blockingCalls())
-				.membership(ChaosSettings.NAMESPACE);
-			MembershipStore b = new KubernetesLeaseStores(bClient, this.threads.blockingCalls())
-				.membership(ChaosSettings.NAMESPACE);
+		try (KubernetesClient aClient = this.server.client("a"); KubernetesClient bClient = this.server.client("b");
+				KubernetesLeaseStores aStores = new KubernetesLeaseStores(aClient, this.threads.blockingCalls());
+				KubernetesLeaseStores bStores = new KubernetesLeaseStores(bClient, this.threads.blockingCalls())) {
+			MembershipStore a = aStores.membership(ChaosSettings.NAMESPACE);
+			MembershipStore b = bStores.membership(ChaosSettings.NAMESPACE);
 			a.renew(GROUP, "a", RECORD_TIMEOUT).join();
 			MembershipStore.Following following = b.follow(GROUP, (members) -> {
 				seen.clear();

@@ -97,6 +97,9 @@ final class EngineElector implements Elector {
 		/** The elections to step down from at the next listener call of each. */
 		private final Set<String> yields = ConcurrentHashMap.newKeySet();
 
+		/** The elector's own client: closed with the process, so that its calls in flight die with it. */
+		private final KubernetesLeaseStores stores;
+
 		private final ElectionEngine engine;
 
 		/** When the process was killed, on the engine's monotonic clock; {@link #NOT_KILLED} before. */
@@ -115,8 +118,8 @@ final class EngineElector implements Elector {
 			ElectionRuntime runtime = new ElectionRuntime(slot.pause().pausing(production.scheduler()),
 					production.monotonicClock(), slot.wallClock(),
 					slot.pause().pausing(production.callbackExecutor()), new Random(seed));
-			this.engine = new ElectionEngine(this.identity, elections,
-					new KubernetesLeaseStores(this.client, slot.pause().pausing(this.threads.blockingCalls())), runtime,
+			this.stores = new KubernetesLeaseStores(this.client, slot.pause().pausing(this.threads.blockingCalls()));
+			this.engine = new ElectionEngine(this.identity, elections, this.stores, runtime,
 					List.of(new Recorder(), new Yielder()), this.calls, ChaosSettings.DRAIN_TIMEOUT);
 			try {
 				this.engine.start();
@@ -213,6 +216,7 @@ final class EngineElector implements Elector {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
+			this.stores.close();
 			this.client.close();
 		}
 

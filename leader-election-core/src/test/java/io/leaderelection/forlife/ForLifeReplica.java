@@ -42,6 +42,8 @@ final class ForLifeReplica implements AutoCloseable, ElectionListener {
 	/** Gate intervals: [opened, closed], closed {@link Long#MAX_VALUE} while open. */
 	private final List<long[]> terms = new CopyOnWriteArrayList<>();
 
+	private final KubernetesLeaseStores stores;
+
 	private boolean closed;
 
 	ForLifeReplica(ChaosApiServer server, String podName, Duration notReadyNodeTakeover) {
@@ -49,8 +51,8 @@ final class ForLifeReplica implements AutoCloseable, ElectionListener {
 		ElectionSettings settings = new ElectionSettings(ELECTION, NAMESPACE, LEASE, Duration.ofSeconds(2),
 				Duration.ofSeconds(1), Duration.ofMillis(200))
 			.forLife(new ElectionSettings.ForLife(podName, notReadyNodeTakeover));
-		this.engine = new ElectionEngine("process-" + podName, List.of(settings),
-				new KubernetesLeaseStores(this.client, this.threads.blockingCalls()), this.threads.runtime(),
+		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
+		this.engine = new ElectionEngine("process-" + podName, List.of(settings), this.stores, this.threads.runtime(),
 				List.of(this));
 	}
 
@@ -131,6 +133,7 @@ final class ForLifeReplica implements AutoCloseable, ElectionListener {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+		this.stores.close();
 		this.client.close();
 	}
 

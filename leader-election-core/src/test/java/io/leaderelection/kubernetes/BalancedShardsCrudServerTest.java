@@ -120,8 +120,8 @@ class BalancedShardsCrudServerTest {
 		LeaderElectionThreads threads = open(new LeaderElectionThreads());
 		KubernetesClient client = open(this.server.createClient());
 		List<ElectionSettings> shards = IntStream.range(0, SHARDS).mapToObj((index) -> ORDERS.shard(index, SHARDS, true)).toList();
-		ElectionEngine engine = new ElectionEngine(identity, shards, new KubernetesLeaseStores(client, threads.blockingCalls()),
-				threads.runtime(), List.of());
+		KubernetesLeaseStores stores = open(new KubernetesLeaseStores(client, threads.blockingCalls()));
+		ElectionEngine engine = new ElectionEngine(identity, shards, stores, threads.runtime(), List.of());
 		this.resources.add(() -> engine.stop(false).join());
 		return engine;
 	}

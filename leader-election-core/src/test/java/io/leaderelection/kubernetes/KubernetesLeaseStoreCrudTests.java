@@ -67,6 +67,8 @@ class KubernetesLeaseStoreCrudTests {
 	/** Someone else: kubectl, client-go, an admission webhook. */
 	private KubernetesClient other;
 
+	private KubernetesLeaseStores stores;
+
 	@BeforeEach
 	void startServer() {
 		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
@@ -74,10 +76,12 @@ class KubernetesLeaseStoreCrudTests {
 		this.server.init(InetAddress.getLoopbackAddress(), 0);
 		this.client = this.server.createClient();
 		this.other = this.server.createClient();
+		this.stores = new KubernetesLeaseStores(this.client, Runnable::run);
 	}
 
 	@AfterEach
 	void stopServer() {
+		this.stores.close();
 		this.client.close();
 		this.other.close();
 		this.server.destroy();
@@ -230,14 +234,15 @@ class KubernetesLeaseStoreCrudTests {
 	void timesDoNotDependOnTheDefaultTimeZone() throws Exception {
 		TimeZone saved = TimeZone.getDefault();
 		TimeZone.setDefault(TimeZone.getTimeZone("Asia/Kolkata"));
-		try (KubernetesClient shifted = this.server.createClient()) {
-			KubernetesLeaseStore store = new KubernetesLeaseStores(shifted, Runnable::run).forLease(NS, NAME);
+		try (KubernetesClient shifted = this.server.createClient();
+				KubernetesLeaseStores shiftedStores = new KubernetesLeaseStores(shifted, Runnable::run)) {
+			KubernetesLeaseStore store = shiftedStores.forLease(NS, NAME);
 			Instant acquire = Instant.parse("2026-11-21T14:51:52.123456Z");
 			await(store.create(LeaseRecord.of("pod-a", 15, acquire, acquire, 0), TIMEOUT));
 
 			assertThat(rawGet(NS, NAME).path("spec").path("acquireTime").asText())
 				.isEqualTo("2026-11-21T14:51:52.123456Z");
-			assertThat(await(new KubernetesLeaseStores(shifted, Runnable::run).forLease(NS, NAME).get(TIMEOUT)).acquireTime())
+			assertThat(await(shiftedStores.forLease(NS, NAME).get(TIMEOUT)).acquireTime())
 				.isEqualTo(acquire);
 		}
 		finally {
@@ -533,7 +538,7 @@ class KubernetesLeaseStoreCrudTests {
 	}
 
 	private KubernetesLeaseStore store(String namespace, String name) {
-		return new KubernetesLeaseStores(this.client, Runnable::run).forLease(namespace, name);
+		return this.stores.forLease(namespace, name);
 	}
 
 	private static Lease foreignLease(String holder, Instant time, int transitions) {

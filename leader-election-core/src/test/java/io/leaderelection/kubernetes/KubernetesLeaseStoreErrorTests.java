@@ -53,6 +53,8 @@ class KubernetesLeaseStoreErrorTests {
 
 	private KubernetesClient client;
 
+	private KubernetesLeaseStores stores;
+
 	private KubernetesLeaseStore store;
 
 	@BeforeEach
@@ -60,11 +62,13 @@ class KubernetesLeaseStoreErrorTests {
 		this.server = new KubernetesMockServer(false);
 		this.server.init(InetAddress.getLoopbackAddress(), 0);
 		this.client = this.server.createClient();
-		this.store = new KubernetesLeaseStores(this.client, Runnable::run).forLease(NS, NAME);
+		this.stores = new KubernetesLeaseStores(this.client, Runnable::run);
+		this.store = this.stores.forLease(NS, NAME);
 	}
 
 	@AfterEach
 	void stopServer() {
+		this.stores.close();
 		this.client.close();
 		this.server.destroy();
 	}
@@ -329,7 +333,7 @@ class KubernetesLeaseStoreErrorTests {
 
 	@Test
 	void namespaceAndNameAreSentAsGiven() throws Exception {
-		KubernetesLeaseStore dotted = new KubernetesLeaseStores(this.client, Runnable::run).forLease("team-a-prod-2", "orders.billing-leader.v1");
+		KubernetesLeaseStore dotted = this.stores.forLease("team-a-prod-2", "orders.billing-leader.v1");
 		String object = "/apis/coordination.k8s.io/v1/namespaces/team-a-prod-2/leases/orders.billing-leader.v1";
 		this.server.expect().get().withPath(object).andReturn(200, lease()).once();
 		this.server.expect().put().withPath(object).andReturn(200, lease()).once();
@@ -377,9 +381,9 @@ class KubernetesLeaseStoreErrorTests {
 		this.server.expect().get().withPath(OBJECT).andReturn(200, lease()).once();
 		try (KubernetesClient impersonating = this.server.createClient((builder) -> builder.editOrNewConfig()
 			.withImpersonateUsername("system:serviceaccount:team-a:elector")
-			.endConfig())) {
-
-			new KubernetesLeaseStores(impersonating, Runnable::run).forLease(NS, NAME).get(TIMEOUT).get(10, TimeUnit.SECONDS);
+			.endConfig());
+				KubernetesLeaseStores stores = new KubernetesLeaseStores(impersonating, Runnable::run)) {
+			stores.forLease(NS, NAME).get(TIMEOUT).get(10, TimeUnit.SECONDS);
 		}
 
 		RecordedRequest get = this.server.takeRequest(5, TimeUnit.SECONDS);

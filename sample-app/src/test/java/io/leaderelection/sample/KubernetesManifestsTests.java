@@ -30,6 +30,10 @@ import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.flowcontrol.v1.FlowSchema;
+import io.fabric8.kubernetes.api.model.flowcontrol.v1.PolicyRulesWithSubjects;
+import io.fabric8.kubernetes.api.model.flowcontrol.v1.PriorityLevelConfiguration;
+import io.fabric8.kubernetes.api.model.flowcontrol.v1.ResourcePolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
@@ -131,7 +135,7 @@ class KubernetesManifestsTests {
 		try (var files = Files.list(Path.of(LEASE))) {
 			assertThat(files.map((file) -> file.getFileName().toString()))
 				.containsExactlyInAnyOrder("kustomization.yaml", "serviceaccount.yaml", "role.yaml", "rolebinding.yaml",
-						"deployment.yaml", "service.yaml");
+						"deployment.yaml", "service.yaml", "flowschema.yaml");
 		}
 		try (var files = Files.list(Path.of(FOR_LIFE))) {
 			assertThat(files.map((file) -> file.getFileName().toString()))
@@ -139,7 +143,7 @@ class KubernetesManifestsTests {
 		}
 		for (Map<Class<?>, HasMetadata> resources : variants.values()) {
 			assertThat(resources).containsOnlyKeys(ServiceAccount.class, Role.class, RoleBinding.class,
-					Deployment.class, Service.class);
+					Deployment.class, Service.class, FlowSchema.class, PriorityLevelConfiguration.class);
 		}
 	}
 
@@ -195,7 +199,8 @@ class KubernetesManifestsTests {
 			.getEnv()
 			.sort((one, other) -> one.getName().compareTo(other.getName()));
 		assertThat(withoutMode).isEqualTo(lease);
-		for (Class<?> type : List.of(ServiceAccount.class, RoleBinding.class, Service.class)) {
+		for (Class<?> type : List.of(ServiceAccount.class, RoleBinding.class, Service.class, FlowSchema.class,
+				PriorityLevelConfiguration.class)) {
 			assertThat(variants.get(FOR_LIFE).get(type)).isEqualTo(variants.get(LEASE).get(type));
 		}
 		Role forLifeRole = resource(FOR_LIFE, Role.class);
@@ -284,6 +289,51 @@ class KubernetesManifestsTests {
 			assertThat(subject.getKind()).isEqualTo("ServiceAccount");
 			assertThat(subject.getName()).isEqualTo(resource(variant, ServiceAccount.class).getMetadata().getName());
 		});
+	}
+
+	/**
+	 * The FlowSchema takes exactly the Lease calls of the sample's ServiceAccount, the verbs its
+	 * Role grants on Leases in the Role's namespace, to a Limited priority level of their own in
+	 * the same kustomization, ahead of the default schema for service accounts.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { LEASE, FOR_LIFE })
+	void flowSchemaGivesTheLeaseCallsOfTheServiceAccountAPriorityLevelOfTheirOwn(String variant) {
+		FlowSchema flowSchema = resource(variant, FlowSchema.class);
+		PriorityLevelConfiguration priorityLevel = resource(variant, PriorityLevelConfiguration.class);
+		// cluster-scoped
+		assertThat(flowSchema.getMetadata().getNamespace()).isNull();
+		assertThat(priorityLevel.getMetadata().getNamespace()).isNull();
+		assertThat(flowSchema.getApiVersion()).isEqualTo("flowcontrol.apiserver.k8s.io/v1");
+		assertThat(priorityLevel.getApiVersion()).isEqualTo("flowcontrol.apiserver.k8s.io/v1");
+
+		assertThat(flowSchema.getSpec().getPriorityLevelConfiguration().getName())
+			.isEqualTo(priorityLevel.getMetadata().getName());
+		// before service-accounts (9000), which puts a ServiceAccount's requests in workload-low
+		assertThat(flowSchema.getSpec().getMatchingPrecedence()).isBetween(2, 8999);
+		assertThat(priorityLevel.getSpec().getType()).isEqualTo("Limited");
+		assertThat(priorityLevel.getSpec().getLimited().getNominalConcurrencyShares()).isBetween(1, 10);
+		assertThat(priorityLevel.getSpec().getLimited().getLimitResponse().getType()).isEqualTo("Queue");
+
+		PolicyRulesWithSubjects rules = flowSchema.getSpec().getRules().get(0);
+		assertThat(flowSchema.getSpec().getRules()).hasSize(1);
+		assertThat(rules.getNonResourceRules()).isNullOrEmpty();
+		String serviceAccountNamespace = rules.getSubjects().get(0).getServiceAccount().getNamespace();
+		assertThat(rules.getSubjects()).singleElement().satisfies((subject) -> {
+			assertThat(subject.getKind()).isEqualTo("ServiceAccount");
+			assertThat(subject.getServiceAccount().getName())
+				.isEqualTo(resource(variant, ServiceAccount.class).getMetadata().getName());
+			assertThat(subject.getServiceAccount().getNamespace()).isEqualTo(NAMESPACE);
+		});
+		ResourcePolicyRule leases = rules.getResourceRules().get(0);
+		assertThat(rules.getResourceRules()).hasSize(1);
+		assertThat(leases.getApiGroups()).containsExactly("coordination.k8s.io");
+		assertThat(leases.getResources()).containsExactly("leases");
+		assertThat(leases.getClusterScope()).isNotEqualTo(Boolean.TRUE);
+		// the Role's namespace: the ServiceAccount's, where the RoleBinding binds it
+		assertThat(leases.getNamespaces()).containsExactly(serviceAccountNamespace);
+		assertThat(new TreeSet<>(leases.getVerbs())).hasSameSizeAs(leases.getVerbs())
+			.isEqualTo(granted(resource(variant, Role.class)).get("coordination.k8s.io/leases"));
 	}
 
 	@Test
@@ -556,7 +606,7 @@ class KubernetesManifestsTests {
 				objects.addAll(kustomize(path));
 			}
 			else {
-				objects.add(read(path));
+				objects.addAll(readAll(path));
 			}
 		}
 		for (Object entry : list(kustomization.get("patches"))) {
@@ -619,6 +669,19 @@ class KubernetesManifestsTests {
 		try (InputStream in = Files.newInputStream(file)) {
 			return serialization.unmarshal(in, Map.class);
 		}
+	}
+
+	/** Every object of a file of one or more YAML documents. */
+	private static List<Map<String, Object>> readAll(Path file) throws IOException {
+		List<Map<String, Object>> objects = new ArrayList<>();
+		for (String document : Files.readString(file).split("(?m)^---\\s*$")) {
+			if (!document.lines().allMatch((line) -> line.isBlank() || line.stripLeading().startsWith("#"))) {
+				@SuppressWarnings("unchecked")
+				Map<String, Object> object = serialization.unmarshal(document, Map.class);
+				objects.add(object);
+			}
+		}
+		return objects;
 	}
 
 	private static List<?> list(Object value) {

@@ -59,11 +59,12 @@ class LeaderElectionLivenessHealthIndicatorTests {
 	@Test
 	void aLeaderWhoseLoopIsWedgedIsNotLiveUntilTheLoopRunsAgain() throws InterruptedException {
 		ScheduledThreadPoolExecutor loop = new ScheduledThreadPoolExecutor(1);
-		try (CrudKubernetesServer server = CrudKubernetesServer.start(); KubernetesClient client = server.newClient()) {
+		try (CrudKubernetesServer server = CrudKubernetesServer.start(); KubernetesClient client = server.newClient();
+				KubernetesLeaseStores stores = new KubernetesLeaseStores(client, Runnable::run)) {
 			ElectionEngine engine = new ElectionEngine("a",
 					List.of(new ElectionSettings("default", "test", "wedged-leader", Duration.ofSeconds(3),
 							Duration.ofSeconds(2), Duration.ofMillis(250))),
-					new KubernetesLeaseStores(client, Runnable::run), new ElectionRuntime(new ExecutorElectionScheduler(loop),
+					stores, new ElectionRuntime(new ExecutorElectionScheduler(loop),
 							MonotonicClock.system(), Clock.systemUTC(), Runnable::run, new Random()),
 					List.of());
 			LeaderElectionLivenessHealthIndicator liveness = new LeaderElectionLivenessHealthIndicator(engine,
