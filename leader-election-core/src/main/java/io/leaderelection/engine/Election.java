@@ -94,6 +94,8 @@ final class Election {
 
 	private final long retryPeriodNanos;
 
+	private final long renewPeriodNanos;
+
 	/** The store as a for-life lock; {@code null} when the election runs on a renewed Lease. */
 	private final ForLifeLockStore lockStore;
 
@@ -225,6 +227,7 @@ final class Election {
 		this.leaseDurationNanos = settings.leaseDuration().toNanos();
 		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
+		this.renewPeriodNanos = settings.renewPeriod().toNanos();
 		if (settings.forLife() != null) {
 			if (!(store instanceof ForLifeLockStore forLifeStore)) {
 				throw new IllegalArgumentException("Election '" + settings.name() + "' runs for-life, which needs a "
@@ -523,7 +526,7 @@ final class Election {
 			this.ownWrites.answered(stored);
 			observe(stored, sentAt);
 			this.term = this.term.renewedAt(sentAt);
-			scheduleAttempt(sentAt + this.retryPeriodNanos - now());
+			scheduleAttempt(sentAt + this.renewPeriodNanos - now());
 			Term held = this.term;
 			if (held.gateOpen() && stored.prefersOtherThan(this.identity)
 					&& !stored.preferredHolder().equals(held.preferredHolderAtGrant())) {
@@ -1191,7 +1194,7 @@ final class Election {
 	}
 
 	/**
-	 * Opens the gate of a term won; renewals follow a retry period after its acquiring write was
+	 * Opens the gate of a term won; renewals follow a renew period after its acquiring write was
 	 * sent. A write that took longer than the renew deadline would leave the gate closed already:
 	 * the Lease is ours then, so the next attempt claims it again at once.
 	 */
@@ -1210,7 +1213,7 @@ final class Election {
 		this.workLane.execute(this::startWork);
 		this.listener.granted(this.settings.name(), won.fencingToken(), now);
 		tellBalancer();
-		scheduleAttempt(won.lastRenewStartNanos() + this.retryPeriodNanos - now);
+		scheduleAttempt(won.lastRenewStartNanos() + this.renewPeriodNanos - now);
 	}
 
 	/**

@@ -16,8 +16,8 @@ import io.leaderelection.Shard;
  * change before they take it
  * @param renewDeadline how long after its last successful renewal was sent the leader's gate
  * stays open; shorter than the lease duration
- * @param retryPeriod the interval between renewals and between followers' attempts; shorter than
- * the renew deadline
+ * @param retryPeriod the interval between followers' attempts, and between a leader's attempts
+ * after a renewal failed; shorter than the renew deadline
  * @param forLife how the election runs leader-for-life; {@code null} when it campaigns on a renewed
  * Lease
  * @param shard the shard of a sharded election this election is, its name being the shard's
@@ -25,14 +25,25 @@ import io.leaderelection.Shard;
  * @param balanceGroup the group of Leases this election's Lease is spread over replicas in, the
  * same for every election of the group and for no other group in the namespace; {@code null} when
  * it is not balanced
+ * @param renewPeriod how long after the start of a successful renewal the leader sends the next
+ * one; at least the retry period and shorter than the renew deadline. The gate's rule does not
+ * depend on it: it closes a renew deadline after the start of the last successful renewal.
  */
 public record ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
-		Duration renewDeadline, Duration retryPeriod, ForLife forLife, Shard shard, String balanceGroup) {
+		Duration renewDeadline, Duration retryPeriod, ForLife forLife, Shard shard, String balanceGroup,
+		Duration renewPeriod) {
 
-	/** An election on a renewed Lease. */
+	/** An election on a renewed Lease, renewed every retry period. */
 	public ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
 			Duration renewDeadline, Duration retryPeriod) {
 		this(name, namespace, leaseName, leaseDuration, renewDeadline, retryPeriod, null, null, null);
+	}
+
+	/** An election whose leader renews every retry period. */
+	public ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
+			Duration renewDeadline, Duration retryPeriod, ForLife forLife, Shard shard, String balanceGroup) {
+		this(name, namespace, leaseName, leaseDuration, renewDeadline, retryPeriod, forLife, shard, balanceGroup,
+				retryPeriod);
 	}
 
 	public ElectionSettings {
@@ -50,12 +61,17 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 			throw new IllegalArgumentException(
 					"leaseDuration (" + leaseDuration + ") must be longer than renewDeadline (" + renewDeadline + ")");
 		}
+		Objects.requireNonNull(renewPeriod, "renewPeriod");
+		if (renewPeriod.compareTo(retryPeriod) < 0 || renewPeriod.compareTo(renewDeadline) >= 0) {
+			throw new IllegalArgumentException("renewPeriod (" + renewPeriod + ") must be at least retryPeriod ("
+					+ retryPeriod + ") and shorter than renewDeadline (" + renewDeadline + ")");
+		}
 	}
 
 	/** The same election run leader-for-life. */
 	public ElectionSettings forLife(ForLife forLife) {
 		return new ElectionSettings(this.name, this.namespace, this.leaseName, this.leaseDuration, this.renewDeadline,
-				this.retryPeriod, forLife, this.shard, this.balanceGroup);
+				this.retryPeriod, forLife, this.shard, this.balanceGroup, this.renewPeriod);
 	}
 
 	/**
@@ -67,13 +83,20 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 	public ElectionSettings shard(int index, int count, boolean balanced) {
 		Shard shard = new Shard(this.name, index, count);
 		return new ElectionSettings(shard.name(), this.namespace, shard.leaseName(this.leaseName), this.leaseDuration,
-				this.renewDeadline, this.retryPeriod, this.forLife, shard, balanced ? this.leaseName : null);
+				this.renewDeadline, this.retryPeriod, this.forLife, shard, balanced ? this.leaseName : null,
+				this.renewPeriod);
 	}
 
 	/** The same election, spread over replicas with the other elections of the given group. */
 	public ElectionSettings balancedIn(String group) {
 		return new ElectionSettings(this.name, this.namespace, this.leaseName, this.leaseDuration, this.renewDeadline,
-				this.retryPeriod, this.forLife, this.shard, group);
+				this.retryPeriod, this.forLife, this.shard, group, this.renewPeriod);
+	}
+
+	/** The same election, its leader renewing every given period. */
+	public ElectionSettings renewingEvery(Duration renewPeriod) {
+		return new ElectionSettings(this.name, this.namespace, this.leaseName, this.leaseDuration, this.renewDeadline,
+				this.retryPeriod, this.forLife, this.shard, this.balanceGroup, renewPeriod);
 	}
 
 	/** {@code lease} or {@code for-life}, as the properties and the status name the mode. */

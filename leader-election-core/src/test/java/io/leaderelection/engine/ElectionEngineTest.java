@@ -30,6 +30,9 @@ class ElectionEngineTest {
 
 	private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(20);
 
+	private static final ElectionSettings ELECTION = new ElectionSettings("default", "test", "lease", LEASE_DURATION,
+			RENEW_DEADLINE, RETRY_PERIOD);
+
 	private final VirtualTime time = new VirtualTime();
 
 	private final InMemoryLeases leases = new InMemoryLeases();
@@ -123,6 +126,49 @@ class ElectionEngineTest {
 			assertThat(a.engine.isLeader()).isTrue();
 		}
 		assertThat(this.leases.requests()).hasSize(25).allMatch("a update"::equals);
+		assertThat(a.events).hasSize(1);
+	}
+
+	@Test
+	void aLeaderRenewsEveryRenewPeriodWhileItsRenewalsSucceed() {
+		Replica a = leader("a", Duration.ofSeconds(5));
+		this.leases.clearRequests();
+		for (int i = 0; i < 120; i++) {
+			this.time.advance(Duration.ofMillis(500));
+			assertThat(a.engine.isLeader()).isTrue();
+		}
+		assertThat(this.leases.requests()).hasSize(12).allMatch("a update"::equals);
+		assertThat(a.events).hasSize(1);
+	}
+
+	@Test
+	void aLeaderWhoseRenewalFailsRetriesEveryRetryPeriodAndItsGateStillClosesAtTheRenewDeadline() {
+		Replica a = leader("a", Duration.ofSeconds(5));
+		long acquiredAt = this.time.nanoTime();
+		a.connection.failRequests();
+		this.time.advanceTo(acquiredAt + RENEW_DEADLINE.toNanos() - 1);
+		assertThat(a.engine.isLeader()).isTrue();
+		// the renewal due at 5 s, then one every retry period: 7 s and 9 s
+		assertThat(a.renewals).containsExactly("failure PT0S", "failure PT0S", "failure PT0S");
+		this.time.advanceTo(acquiredAt + RENEW_DEADLINE.toNanos());
+		assertThat(a.engine.isLeader()).isFalse();
+		assertThat(a.events).last().isEqualTo("revoked " + RevocationCause.RENEW_DEADLINE_PASSED);
+	}
+
+	@Test
+	void aLeaderWhoseRenewalFailedOnceIsBackOnItsRenewPeriodAfterTheRetrySucceeds() {
+		Replica a = leader("a", Duration.ofSeconds(5));
+		long acquiredAt = this.time.nanoTime();
+		a.connection.failRequests();
+		this.time.advanceTo(acquiredAt + Duration.ofSeconds(6).toNanos());
+		a.connection.heal();
+		this.leases.clearRequests();
+		// the retry at 7 s succeeds; the next renewals follow at 12 s and 17 s
+		this.time.advanceTo(acquiredAt + Duration.ofSeconds(17).toNanos() - 1);
+		assertThat(this.leases.requests()).containsExactly("a update", "a update");
+		this.time.advanceTo(acquiredAt + Duration.ofSeconds(17).toNanos());
+		assertThat(this.leases.requests()).hasSize(3);
+		assertThat(a.engine.isLeader()).isTrue();
 		assertThat(a.events).hasSize(1);
 	}
 
@@ -1148,6 +1194,12 @@ class ElectionEngineTest {
 		return leader(identity, LeaderWork.NONE);
 	}
 
+	/** A leader renewing every given period. */
+	private Replica leader(String identity, Duration renewPeriod) {
+		return started(new Replica(identity, this.leases.connect(identity), runtime(identity, Duration.ZERO),
+				LeaderWork.NONE, (connection) -> connection, DRAIN_TIMEOUT, ELECTION.renewingEvery(renewPeriod)));
+	}
+
 	private Replica leader(String identity, LeaderWork work) {
 		return started(new Replica(identity, this.leases.connect(identity), runtime(identity, Duration.ZERO), work,
 				(connection) -> connection));
@@ -1259,12 +1311,15 @@ class ElectionEngineTest {
 
 		Replica(String identity, InMemoryLeases.Connection connection, ElectionRuntime runtime, LeaderWork work,
 				UnaryOperator<LeaseStore> store, Duration drainTimeout) {
+			this(identity, connection, runtime, work, store, drainTimeout, ELECTION);
+		}
+
+		Replica(String identity, InMemoryLeases.Connection connection, ElectionRuntime runtime, LeaderWork work,
+				UnaryOperator<LeaseStore> store, Duration drainTimeout, ElectionSettings election) {
 			this.connection = connection;
 			LeaderWork gated = (work != LeaderWork.NONE) ? work : this.calls;
-			this.engine = new ElectionEngine(identity,
-					List.of(new ElectionSettings("default", "test", "lease", LEASE_DURATION, RENEW_DEADLINE,
-							RETRY_PERIOD)),
-					(settings) -> store.apply(connection), runtime, List.of(this), gated, drainTimeout);
+			this.engine = new ElectionEngine(identity, List.of(election), (settings) -> store.apply(connection),
+					runtime, List.of(this), gated, drainTimeout);
 		}
 
 		void start() {

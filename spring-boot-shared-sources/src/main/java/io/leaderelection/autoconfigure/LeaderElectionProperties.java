@@ -52,9 +52,14 @@ public class LeaderElectionProperties {
 	private Duration renewDeadline = Duration.ofSeconds(10);
 
 	/**
-	 * Interval between renewals and between followers' attempts; must be shorter than the renew deadline.
+	 * Interval between followers' attempts, and between a leader's retries after a failed renewal; must be shorter than the renew deadline.
 	 */
 	private Duration retryPeriod = Duration.ofSeconds(2);
+
+	/**
+	 * How often the leader renews its Lease; at least the retry period and shorter than the renew deadline. Defaults to half the renew deadline, or the retry period when that is longer.
+	 */
+	private Duration renewPeriod;
 
 	/**
 	 * Whether to drain leader-only work and release held Leases when the application context closes.
@@ -149,6 +154,14 @@ public class LeaderElectionProperties {
 		this.retryPeriod = retryPeriod;
 	}
 
+	public Duration getRenewPeriod() {
+		return this.renewPeriod;
+	}
+
+	public void setRenewPeriod(Duration renewPeriod) {
+		this.renewPeriod = renewPeriod;
+	}
+
 	public boolean isReleaseOnShutdown() {
 		return this.releaseOnShutdown;
 	}
@@ -213,6 +226,11 @@ public class LeaderElectionProperties {
 		 * Retry period of this election. Defaults to leader.election.retry-period.
 		 */
 		private Duration retryPeriod;
+
+		/**
+		 * Renew period of this election. Defaults to leader.election.renew-period, else half this election's renew deadline or its retry period, whichever is longer.
+		 */
+		private Duration renewPeriod;
 
 		/**
 		 * How this election campaigns, 'lease' or 'for-life'. Defaults to leader.election.mode.
@@ -283,6 +301,14 @@ public class LeaderElectionProperties {
 
 		public void setRetryPeriod(Duration retryPeriod) {
 			this.retryPeriod = retryPeriod;
+		}
+
+		public Duration getRenewPeriod() {
+			return this.renewPeriod;
+		}
+
+		public void setRenewPeriod(Duration renewPeriod) {
+			this.renewPeriod = renewPeriod;
 		}
 
 	}

@@ -64,7 +64,7 @@ public final class LeaderElectionSettingsResolver {
 		String namespace = namespace(properties, clientNamespace);
 		String identity = identity(properties);
 		Timings defaults = Timings.of(prefix, properties.getLeaseDuration(), properties.getRenewDeadline(),
-				properties.getRetryPeriod());
+				properties.getRetryPeriod(), properties.getRenewPeriod());
 		String baseName = (hasText(applicationName) ? applicationName : "application");
 		List<ElectionSettings> elections = new ArrayList<>();
 		String defaultLease = hasText(properties.getLeaseName()) ? properties.getLeaseName() : baseName + "-leader";
@@ -81,7 +81,8 @@ public final class LeaderElectionSettingsResolver {
 			validateElectionName(name, electionPrefix);
 			Timings timings = Timings.of(electionPrefix, inherit(election.getLeaseDuration(), defaults.leaseDuration),
 					inherit(election.getRenewDeadline(), defaults.renewDeadline),
-					inherit(election.getRetryPeriod(), defaults.retryPeriod));
+					inherit(election.getRetryPeriod(), defaults.retryPeriod),
+					inherit(election.getRenewPeriod(), properties.getRenewPeriod()));
 			String leaseName = hasText(election.getLeaseName()) ? election.getLeaseName()
 					: baseName + "-" + name + "-leader";
 			claimLease(electionByLease, electionPrefix + ".lease-name", leaseName, name);
@@ -123,7 +124,7 @@ public final class LeaderElectionSettingsResolver {
 			boolean derived, Timings timings) {
 		validateLeaseName(leaseNameProperty, leaseName, derived, "");
 		return new ElectionSettings(name, namespace, leaseName, timings.leaseDuration, timings.renewDeadline,
-				timings.retryPeriod);
+				timings.retryPeriod).renewingEvery(timings.renewPeriod);
 	}
 
 	private static void validateLeaseName(String leaseNameProperty, String leaseName, boolean derived, String note) {
@@ -305,10 +306,16 @@ public final class LeaderElectionSettingsResolver {
 		return value != null && !value.isBlank();
 	}
 
-	/** The three timings of an election, checked against each other. */
-	private record Timings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+	/** The timings of an election, checked against each other. */
+	private record Timings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Duration renewPeriod) {
 
-		static Timings of(String prefix, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+		/**
+		 * @param renewPeriod {@code null} for the default: half the renew deadline, or the retry
+		 * period when that is longer, which measured half the writes of renewing every retry period
+		 * with no slower handover or failover (docs/benchmarks.md)
+		 */
+		static Timings of(String prefix, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
+				Duration renewPeriod) {
 			positive(prefix + ".lease-duration", leaseDuration);
 			positive(prefix + ".renew-deadline", renewDeadline);
 			positive(prefix + ".retry-period", retryPeriod);
@@ -324,7 +331,20 @@ public final class LeaderElectionSettingsResolver {
 								+ InvalidLeaderElectionPropertyException.format(renewDeadline)
 								+ "), or the leader cannot renew in time");
 			}
-			return new Timings(leaseDuration, renewDeadline, retryPeriod);
+			if (renewPeriod == null) {
+				Duration half = renewDeadline.dividedBy(2);
+				return new Timings(leaseDuration, renewDeadline, retryPeriod,
+						(half.compareTo(retryPeriod) > 0) ? half : retryPeriod);
+			}
+			positive(prefix + ".renew-period", renewPeriod);
+			if (renewPeriod.compareTo(retryPeriod) < 0 || renewPeriod.compareTo(renewDeadline) >= 0) {
+				throw new InvalidLeaderElectionPropertyException(prefix + ".renew-period", renewPeriod,
+						"must be at least the retry period (" + InvalidLeaderElectionPropertyException.format(retryPeriod)
+								+ ") and shorter than the renew deadline ("
+								+ InvalidLeaderElectionPropertyException.format(renewDeadline)
+								+ "), or the gate would close between two renewals");
+			}
+			return new Timings(leaseDuration, renewDeadline, retryPeriod, renewPeriod);
 		}
 
 		private static void positive(String property, Duration value) {

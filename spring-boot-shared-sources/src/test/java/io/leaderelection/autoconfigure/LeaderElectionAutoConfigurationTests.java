@@ -75,7 +75,8 @@ class LeaderElectionAutoConfigurationTests {
 			assertThat(context.getBean(LeaderElector.class)).isSameAs(engine);
 			assertThat(engine.statuses()).containsOnlyKeys("default");
 			ElectionSettings expected = new ElectionSettings("default", defaultNamespace(), "orders-leader",
-					Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+					Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2))
+				.renewingEvery(Duration.ofSeconds(5));
 			assertThat(engine.settings("default")).isEqualTo(expected);
 			LeaderElectionSettings settings = context.getBean(LeaderElectionSettings.class);
 			assertThat(settings.elections()).containsExactly(expected);
@@ -152,12 +153,14 @@ class LeaderElectionAutoConfigurationTests {
 		this.contextRunner
 			.withPropertyValues("leader.election.lease-name=bound-lock", "leader.election.namespace=team-a",
 					"leader.election.identity=replica-1", "leader.election.lease-duration=7s",
-					"leader.election.renew-deadline=5s", "leader.election.retry-period=500ms")
+					"leader.election.renew-deadline=5s", "leader.election.retry-period=500ms",
+					"leader.election.renew-period=1s")
 			.run((context) -> {
 				ElectionEngine engine = context.getBean(ElectionEngine.class);
 				assertThat(engine.identity()).isEqualTo("replica-1");
 				assertThat(engine.settings("default")).isEqualTo(new ElectionSettings("default", "team-a",
-						"bound-lock", Duration.ofSeconds(7), Duration.ofSeconds(5), Duration.ofMillis(500)));
+						"bound-lock", Duration.ofSeconds(7), Duration.ofSeconds(5), Duration.ofMillis(500))
+					.renewingEvery(Duration.ofSeconds(1)));
 				awaitLeadership(engine, "default");
 				Lease lease = server.lease("team-a", "bound-lock");
 				assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("replica-1");
@@ -250,11 +253,14 @@ class LeaderElectionAutoConfigurationTests {
 				ElectionEngine engine = context.getBean(ElectionEngine.class);
 				assertThat(engine.statuses()).containsOnlyKeys("default", "billing", "reports");
 				assertThat(engine.settings("default")).isEqualTo(new ElectionSettings("default", "shop-ns",
-						"shop-leader", Duration.ofSeconds(6), Duration.ofSeconds(4), Duration.ofSeconds(1)));
+						"shop-leader", Duration.ofSeconds(6), Duration.ofSeconds(4), Duration.ofSeconds(1))
+					.renewingEvery(Duration.ofSeconds(2)));
 				assertThat(engine.settings("billing")).isEqualTo(new ElectionSettings("billing", "shop-ns",
-						"shop-billing-leader", Duration.ofSeconds(6), Duration.ofSeconds(4), Duration.ofMillis(500)));
+						"shop-billing-leader", Duration.ofSeconds(6), Duration.ofSeconds(4), Duration.ofMillis(500))
+					.renewingEvery(Duration.ofSeconds(2)));
 				assertThat(engine.settings("reports")).isEqualTo(new ElectionSettings("reports", "shop-ns",
-						"reports-lock", Duration.ofSeconds(30), Duration.ofSeconds(20), Duration.ofSeconds(3)));
+						"reports-lock", Duration.ofSeconds(30), Duration.ofSeconds(20), Duration.ofSeconds(3))
+					.renewingEvery(Duration.ofSeconds(10)));
 				LeaderElectionSettings settings = context.getBean(LeaderElectionSettings.class);
 				assertThat(settings.electionNames()).first().isEqualTo("default");
 				assertThat(settings.electionNames()).containsExactlyInAnyOrder("default", "billing", "reports");

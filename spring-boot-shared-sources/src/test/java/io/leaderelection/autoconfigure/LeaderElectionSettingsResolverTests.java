@@ -87,6 +87,7 @@ class LeaderElectionSettingsResolverTests {
 		assertThat(election.leaseDuration()).isEqualTo(Duration.ofSeconds(15));
 		assertThat(election.renewDeadline()).isEqualTo(Duration.ofSeconds(10));
 		assertThat(election.retryPeriod()).isEqualTo(Duration.ofSeconds(2));
+		assertThat(election.renewPeriod()).isEqualTo(Duration.ofSeconds(5));
 		assertThat(settings.releaseOnShutdown()).isTrue();
 		assertThat(settings.onLost()).isEqualTo(OnLost.REJOIN);
 	}
@@ -283,6 +284,56 @@ class LeaderElectionSettingsResolverTests {
 		assertThat(ex.getReason()).contains("shorter than the renew deadline");
 	}
 
+	@Test
+	void renewPeriodDefaultsToHalfTheRenewDeadline() {
+		this.properties.setRenewDeadline(Duration.ofSeconds(8));
+		assertThat(resolve().elections().get(0).renewPeriod()).isEqualTo(Duration.ofSeconds(4));
+	}
+
+	@Test
+	void renewPeriodDefaultsToTheRetryPeriodWhenThatIsLongerThanHalfTheRenewDeadline() {
+		this.properties.setRetryPeriod(Duration.ofSeconds(6));
+		assertThat(resolve().elections().get(0).renewPeriod()).isEqualTo(Duration.ofSeconds(6));
+	}
+
+	@Test
+	void configuredRenewPeriodIsUsed() {
+		this.properties.setRenewPeriod(Duration.ofSeconds(2));
+		assertThat(resolve().elections().get(0).renewPeriod()).isEqualTo(Duration.ofSeconds(2));
+	}
+
+	@ParameterizedTest
+	@ValueSource(longs = { 1000, 10_000, 12_000 })
+	void renewPeriodShorterThanTheRetryPeriodOrNotShorterThanTheRenewDeadlineIsRejected(long millis) {
+		this.properties.setRenewPeriod(Duration.ofMillis(millis));
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.renew-period");
+		assertThat(ex.getValue()).isEqualTo(Duration.ofMillis(millis));
+		assertThat(ex.getReason()).contains("at least the retry period (2s)", "shorter than the renew deadline (10s)");
+	}
+
+	@Test
+	void nonPositiveRenewPeriodIsRejected() {
+		this.properties.setRenewPeriod(Duration.ofSeconds(-1));
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.renew-period");
+		assertThat(ex.getReason()).contains("positive");
+	}
+
+	@Test
+	void namedElectionInheritsTheRenewPeriodOrDerivesItFromItsOwnRenewDeadline() {
+		LeaderElectionProperties.Election billing = election();
+		billing.setRenewDeadline(Duration.ofSeconds(12));
+		this.properties.getElections().put("billing", billing);
+		assertThat(resolve().elections().get(1).renewPeriod()).isEqualTo(Duration.ofSeconds(6));
+		this.properties.setRenewPeriod(Duration.ofSeconds(3));
+		assertThat(resolve().elections().get(1).renewPeriod()).isEqualTo(Duration.ofSeconds(3));
+		billing.setRenewPeriod(Duration.ofSeconds(12));
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.renew-period");
+		assertThat(ex.getReason()).contains("shorter than the renew deadline (12s)");
+	}
+
 	@ParameterizedTest
 	@ValueSource(longs = { 0, -1 })
 	void nonPositiveLeaseDurationIsRejected(long seconds) {
@@ -385,7 +436,7 @@ class LeaderElectionSettingsResolverTests {
 		this.properties.getElections().put("billing", election());
 		ElectionSettings billing = resolve().elections().get(1);
 		assertThat(billing).isEqualTo(new ElectionSettings("billing", "team-a", "orders-billing-leader",
-				Duration.ofSeconds(6), Duration.ofSeconds(4), Duration.ofSeconds(1)));
+				Duration.ofSeconds(6), Duration.ofSeconds(4), Duration.ofSeconds(1)).renewingEvery(Duration.ofSeconds(2)));
 	}
 
 	@Test
@@ -404,7 +455,8 @@ class LeaderElectionSettingsResolverTests {
 		this.properties.getElections().put("billing", billing);
 		LeaderElectionSettings settings = resolve();
 		assertThat(settings.elections().get(1)).isEqualTo(new ElectionSettings("billing", "client-ns",
-				"billing-lock", Duration.ofSeconds(30), Duration.ofSeconds(20), Duration.ofSeconds(5)));
+				"billing-lock", Duration.ofSeconds(30), Duration.ofSeconds(20), Duration.ofSeconds(5))
+			.renewingEvery(Duration.ofSeconds(10)));
 		assertThat(settings.elections().get(0).leaseDuration()).isEqualTo(Duration.ofSeconds(15));
 	}
 
@@ -569,7 +621,8 @@ class LeaderElectionSettingsResolverTests {
 		assertThat(settings.electionNames()).containsExactly("default", "billing", "orders-0-of-3", "orders-1-of-3",
 				"orders-2-of-3");
 		ElectionSettings whole = new ElectionSettings("orders", "client-ns", "orders-orders-leader",
-				Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+				Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2))
+			.renewingEvery(Duration.ofSeconds(5));
 		assertThat(settings.elections().subList(2, 5)).containsExactly(whole.shard(0, 3, true), whole.shard(1, 3, true),
 				whole.shard(2, 3, true));
 		assertThat(settings.elections().get(3).leaseName()).isEqualTo("orders-orders-leader-1-of-3");
