@@ -372,7 +372,7 @@ final class Election {
 	 * then, with {@code release}, the Lease released; without, or if the work outlasts the drain
 	 * timeout, left to expire. A claim on its way is given back the same way if it succeeds.
 	 */
-	synchronized CompletableFuture<Void> stop(boolean release) {
+	synchronized CompletableFuture<Void> stop(boolean release, RevocationCause cause) {
 		if (!this.running) {
 			return this.pendingRelease;
 		}
@@ -380,10 +380,10 @@ final class Election {
 		stopWatching();
 		Term held = this.term;
 		if (held != null && held.gateOpen()) {
-			return finishTerm(RevocationCause.SHUTDOWN, release).done;
+			return finishTerm(cause, release).done;
 		}
 		if (held == null && this.claim != null) {
-			return this.claim.giveBack(RevocationCause.SHUTDOWN, release).done;
+			return this.claim.giveBack(cause, release).done;
 		}
 		if (held == null) {
 			abandonAttempts();

@@ -128,11 +128,21 @@ public final class ElectionEngine implements LeaderElector {
 	 * completes when every release was answered, failed or given up.
 	 */
 	public CompletableFuture<Void> stop(boolean release) {
+		return stop(release, RevocationCause.SHUTDOWN);
+	}
+
+	/**
+	 * Stops as {@link #stop(boolean)} does, telling the given cause of the revocations:
+	 * {@link RevocationCause#NOT_READY} when the application stopped accepting traffic.
+	 * {@link #start()} campaigns again; its first attempt in an election waits for that election's
+	 * release.
+	 */
+	public CompletableFuture<Void> stop(boolean release, RevocationCause cause) {
 		this.work.refuseCalls();
 		this.balancers.forEach(Balancer::stop);
 		List<CompletableFuture<Void>> releases = new ArrayList<>();
 		for (Election election : this.elections.values()) {
-			releases.add(election.stop(release));
+			releases.add(election.stop(release, cause));
 		}
 		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
 	}

@@ -30,6 +30,12 @@ public enum RevocationCause {
 	 */
 	HANDED_OVER(false),
 
+	/**
+	 * The application stopped accepting traffic (its readiness turned to refusing), so it stopped
+	 * campaigning until it is ready again.
+	 */
+	NOT_READY(false),
+
 	/** The application is shutting down. */
 	SHUTDOWN(false);
 

@@ -35,6 +35,7 @@ class SpringCloudKubernetesLeaderTests {
 	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 		.withConfiguration(
 				AutoConfigurations.of(LeaderElectionAutoConfiguration.class, Fabric8LeaderAutoConfiguration.class))
 		.withBean(KubernetesClient.class, () -> server.newClient());

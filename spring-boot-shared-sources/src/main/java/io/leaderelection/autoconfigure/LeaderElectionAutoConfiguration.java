@@ -101,7 +101,8 @@ public class LeaderElectionAutoConfiguration {
 	LeaderElectionLifecycle leaderElectionLifecycle(ElectionEngine leaderElector, LeaderElectionSettings settings,
 			LeaderElectionProperties properties) {
 		boolean standalone = properties.effectiveMode() == LeaderElectionProperties.Mode.STANDALONE;
-		return new LeaderElectionLifecycle(leaderElector, settings, standalone);
+		return new LeaderElectionLifecycle(leaderElector, settings, standalone,
+				properties.isCampaignWhenReady() && !standalone);
 	}
 
 	/**

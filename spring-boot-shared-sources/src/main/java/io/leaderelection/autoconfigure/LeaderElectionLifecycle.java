@@ -5,20 +5,32 @@ import java.util.concurrent.CompletableFuture;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.ForLifePodException;
+import io.leaderelection.engine.RevocationCause;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.boot.availability.AvailabilityChangeEvent;
+import org.springframework.boot.availability.ReadinessState;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Starts campaigning once the web server and actuator are up. On shutdown, before the web
- * server drains: refuses new leader work, closes every gate, waits for the work under way
- * (bounded by the drain timeout), then releases the held Leases.
+ * Starts campaigning once the web server and actuator are up, or, with
+ * {@code leader.election.campaign-when-ready}, once the application accepts traffic as well
+ * (Spring Boot's {@link ReadinessState#ACCEPTING_TRAFFIC}, published when the application is
+ * ready): health, metrics and whatever the runners warm up are then in place before leader work
+ * starts. When readiness turns to refusing traffic, a leader steps down as on a voluntary
+ * release (gate closed, leader work drained, Lease released) and the replica campaigns again
+ * once it accepts traffic.
+ * <p>
+ * On shutdown, before the web server drains: refuses new leader work, closes every gate, waits
+ * for the work under way (bounded by the drain timeout), then releases the held Leases.
  * <p>
  * Standalone, it leads every election before the context finishes starting, so that work
  * started from the context's refresh (scheduled methods, runners) finds every gate open.
  */
-public class LeaderElectionLifecycle implements SmartLifecycle {
+public class LeaderElectionLifecycle
+		implements SmartLifecycle, ApplicationListener<AvailabilityChangeEvent<ReadinessState>> {
 
 	/**
 	 * After the web server starts ({@code DEFAULT_PHASE - 2048}) and before its graceful
@@ -34,32 +46,80 @@ public class LeaderElectionLifecycle implements SmartLifecycle {
 
 	private final boolean standalone;
 
+	private final boolean campaignWhenReady;
+
 	private volatile boolean running;
+
+	/** Whether started and not stopped since; guarded by this. */
+	private boolean started;
+
+	/** Whether the application accepts traffic, as last published; guarded by this. */
+	private boolean ready;
+
+	/** Whether the engine campaigns; guarded by this. */
+	private boolean campaigning;
 
 	/**
 	 * @param standalone whether this instance leads alone, so that start waits until it leads
 	 * every election
+	 * @param campaignWhenReady whether to campaign only while the application accepts traffic
 	 */
-	public LeaderElectionLifecycle(ElectionEngine engine, LeaderElectionSettings settings, boolean standalone) {
+	public LeaderElectionLifecycle(ElectionEngine engine, LeaderElectionSettings settings, boolean standalone,
+			boolean campaignWhenReady) {
 		this.engine = engine;
 		this.settings = settings;
 		this.standalone = standalone;
+		this.campaignWhenReady = campaignWhenReady;
 	}
 
 	@Override
 	public void start() {
+		synchronized (this) {
+			this.running = true;
+			this.started = true;
+			if (this.campaignWhenReady && !this.ready) {
+				logger.info("Leader election of '{}' campaigns once the application accepts traffic",
+						this.engine.identity());
+				return;
+			}
+			campaign();
+		}
+		if (this.standalone) {
+			logger.info("Leader election runs standalone: '{}' leads {} without Kubernetes", this.engine.identity(),
+					this.settings.electionNames());
+			this.settings.elections().forEach(this::awaitLeading);
+		}
+	}
+
+	@Override
+	public synchronized void onApplicationEvent(AvailabilityChangeEvent<ReadinessState> event) {
+		if (!this.campaignWhenReady) {
+			return;
+		}
+		this.ready = event.getState() == ReadinessState.ACCEPTING_TRAFFIC;
+		if (!this.started || this.ready == this.campaigning) {
+			return;
+		}
+		if (this.ready) {
+			logger.info("'{}' accepts traffic: it campaigns", this.engine.identity());
+			campaign();
+		}
+		else {
+			logger.info("'{}' refuses traffic: it steps down and stops campaigning until it accepts traffic again",
+					this.engine.identity());
+			this.campaigning = false;
+			this.engine.stop(true, RevocationCause.NOT_READY);
+		}
+	}
+
+	private void campaign() {
 		try {
 			this.engine.start();
 		}
 		catch (ForLifePodException ex) {
 			throw new ForLifePodUnavailableException(ex);
 		}
-		this.running = true;
-		if (this.standalone) {
-			logger.info("Leader election runs standalone: '{}' leads {} without Kubernetes", this.engine.identity(),
-					this.settings.electionNames());
-			this.settings.elections().forEach(this::awaitLeading);
-		}
+		this.campaigning = true;
 	}
 
 	private void awaitLeading(ElectionSettings election) {
@@ -84,8 +144,11 @@ public class LeaderElectionLifecycle implements SmartLifecycle {
 		stopping().whenComplete((ignored, failure) -> callback.run());
 	}
 
-	private CompletableFuture<Void> stopping() {
-		return this.engine.stop(this.settings.releaseOnShutdown()).whenComplete((ignored, failure) -> this.running = false);
+	private synchronized CompletableFuture<Void> stopping() {
+		this.started = false;
+		this.campaigning = false;
+		return this.engine.stop(this.settings.releaseOnShutdown())
+			.whenComplete((ignored, failure) -> this.running = false);
 	}
 
 	@Override

@@ -62,6 +62,11 @@ public class LeaderElectionProperties {
 	private Duration renewPeriod;
 
 	/**
+	 * Whether to campaign only while the application accepts traffic (its readiness state): a leader whose readiness turns to refusing steps down, draining its leader-only work and releasing, and campaigns again once ready.
+	 */
+	private boolean campaignWhenReady = true;
+
+	/**
 	 * Whether to drain leader-only work and release held Leases when the application context closes.
 	 */
 	private boolean releaseOnShutdown = true;
@@ -160,6 +165,14 @@ public class LeaderElectionProperties {
 
 	public void setRenewPeriod(Duration renewPeriod) {
 		this.renewPeriod = renewPeriod;
+	}
+
+	public boolean isCampaignWhenReady() {
+		return this.campaignWhenReady;
+	}
+
+	public void setCampaignWhenReady(boolean campaignWhenReady) {
+		this.campaignWhenReady = campaignWhenReady;
 	}
 
 	public boolean isReleaseOnShutdown() {

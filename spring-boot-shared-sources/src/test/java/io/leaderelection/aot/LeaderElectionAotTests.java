@@ -15,6 +15,7 @@ import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+import io.leaderelection.autoconfigure.LeaderElectionTestProperties;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -131,7 +132,7 @@ class LeaderElectionAotTests {
 		properties.addAll(List.of("test.api-server=" + url, "leader.election.namespace=" + NAMESPACE,
 				"leader.election.lease-name=" + leaseName, "leader.election.identity=" + leaseName + "-replica",
 				"leader.election.lease-duration=2s", "leader.election.renew-deadline=1s",
-				"leader.election.retry-period=250ms"));
+				"leader.election.retry-period=250ms", LeaderElectionTestProperties.CAMPAIGN_AT_START));
 		processed.run(properties.toArray(String[]::new), test);
 	}
 

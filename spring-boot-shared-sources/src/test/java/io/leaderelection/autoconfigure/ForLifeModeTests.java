@@ -25,6 +25,7 @@ class ForLifeModeTests {
 	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
 		.withPropertyValues("spring.application.name=orders", "leader.election.namespace=for-life",
 				"leader.election.lease-duration=2s", "leader.election.renew-deadline=1s",

@@ -56,6 +56,7 @@ class LeaderElectionAutoConfigurationTests {
 	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
 		.withBean(KubernetesClient.class, () -> server.newClient());
 
@@ -355,6 +356,7 @@ class LeaderElectionAutoConfigurationTests {
 		server.createReleased(defaultNamespace(), "user-client-leader");
 		KubernetesClient client = server.newClient();
 		new ApplicationContextRunner()
+			.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 			.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
 			.withBean(KubernetesClient.class, () -> client)
 			.withPropertyValues("spring.application.name=user-client")
@@ -372,6 +374,7 @@ class LeaderElectionAutoConfigurationTests {
 	@Test
 	void withoutAKubernetesClientOneIsBuiltFromFabric8Configuration() {
 		new ApplicationContextRunner()
+			.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 			.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
 			.withSystemProperties("kubernetes.master=" + server.url(), "kubernetes.namespace=from-fabric8",
 					"kubernetes.auth.tryKubeConfig=false", "kubernetes.auth.tryServiceAccount=false")

@@ -172,6 +172,7 @@ class LeaderEventLanesTests {
 	 */
 	private static ApplicationContextRunner replica(String prefix) {
 		return new ApplicationContextRunner()
+			.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaderElectionAutoConfiguration.class,
 					LeaderOnlyAutoConfiguration.class))
 			.withBean(KubernetesClient.class, server::newClient)

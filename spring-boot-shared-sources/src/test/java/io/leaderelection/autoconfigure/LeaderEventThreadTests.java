@@ -28,6 +28,7 @@ class LeaderEventThreadTests {
 	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
 		.withBean(KubernetesClient.class, () -> server.newClient())
 		.withUserConfiguration(SlowListener.class)

@@ -13,12 +13,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every gate-open interval of every replica in one JVM, on the shared monotonic clock, and the
  * check that no two of them overlap.
  */
-final class GateHistory {
+public final class GateHistory {
 
 	private final List<Interval> intervals = new ArrayList<>();
 
 	/** The listener that records one replica's gates. */
-	ElectionListener recorderFor(String replica) {
+	public ElectionListener recorderFor(String replica) {
 		return new ElectionListener() {
 			@Override
 			public void granted(String election, long fencingToken, long gateOpenedAt) {
@@ -59,7 +59,7 @@ final class GateHistory {
 	 * Asserts that gates of one election never overlap and that fencing tokens increase with
 	 * each new interval. An interval still open counts as open until now.
 	 */
-	synchronized void assertNoOverlap(String election) {
+	public synchronized void assertNoOverlap(String election) {
 		List<Interval> sorted = this.intervals.stream()
 			.filter((interval) -> interval.election.equals(election))
 			.sorted(Comparator.comparingLong((Interval interval) -> interval.openedAt))

@@ -6,6 +6,7 @@ import io.leaderelection.LeaderElector;
 import io.leaderelection.actuate.StaticLeaderElector;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+import io.leaderelection.autoconfigure.LeaderElectionTestProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,7 +25,8 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 	@RegisterExtension
 	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner().withConfiguration(
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+			.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START).withConfiguration(
 			AutoConfigurations.of(LeaderElectionHealthContributorAutoConfiguration.class))
 		.withConfiguration(BootLine.HEALTH);
 

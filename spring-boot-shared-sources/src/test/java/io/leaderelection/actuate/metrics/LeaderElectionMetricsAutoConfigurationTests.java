@@ -8,6 +8,7 @@ import io.leaderelection.LeaderElector;
 import io.leaderelection.actuate.StaticLeaderElector;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+import io.leaderelection.autoconfigure.LeaderElectionTestProperties;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,6 +33,7 @@ class LeaderElectionMetricsAutoConfigurationTests {
 	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 		.withConfiguration(AutoConfigurations.of(LeaderElectionMetricsAutoConfiguration.class))
 		.withConfiguration(BootLine.METRICS)
 		.withBean(SimpleMeterRegistry.class);

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+import io.leaderelection.autoconfigure.LeaderElectionTestProperties;
 import io.leaderelection.kubernetes.KubernetesLeaseEvents;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,6 +29,7 @@ class LeaderElectionEventsAutoConfigurationTests {
 	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 		.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class,
 				LeaderElectionEventsAutoConfiguration.class))
 		.withBean(KubernetesClient.class, server::newClient)

@@ -7,6 +7,7 @@ import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.leaderelection.autoconfigure.LeaderElectionFailureAnalysis;
+import io.leaderelection.autoconfigure.LeaderElectionTestProperties;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LeaderOnlyShardKeyValidationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaderElectionAutoConfiguration.class,
 				LeaderOnlyAutoConfiguration.class))
 		.withPropertyValues("leader.election.mode=standalone", "leader.election.elections.orders.shards=4",

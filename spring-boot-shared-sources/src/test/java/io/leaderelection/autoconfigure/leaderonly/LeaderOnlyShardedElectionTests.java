@@ -9,6 +9,7 @@ import io.leaderelection.LeaderOnly;
 import io.leaderelection.NotLeaderException;
 import io.leaderelection.Shard;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+import io.leaderelection.autoconfigure.LeaderElectionTestProperties;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
 import io.leaderelection.engine.LeaseStoreFactory;
 import io.leaderelection.memory.InMemoryLeaseStores;
@@ -110,6 +111,7 @@ class LeaderOnlyShardedElectionTests {
 
 	private static ApplicationContextRunner replica(String leaseName, String identity) {
 		return new ApplicationContextRunner()
+			.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 					LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
 			.withBean(LeaseStoreFactory.class, leases::sharedView)

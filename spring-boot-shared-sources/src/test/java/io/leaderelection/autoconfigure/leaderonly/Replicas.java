@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+import io.leaderelection.autoconfigure.LeaderElectionTestProperties;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -60,6 +61,7 @@ final class Replicas {
 	/** A replica campaigning for the given Lease in the default election. */
 	static ApplicationContextRunner replica(CrudKubernetesServer server, String leaseName) {
 		return new ApplicationContextRunner()
+			.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START)
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 					LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
 			.withBean(KubernetesClient.class, server::newClient)
