@@ -96,6 +96,16 @@ final class Election {
 
 	private final long renewPeriodNanos;
 
+	/**
+	 * The key of the older election this one migrates from; {@code null} when none. While it is
+	 * set, a claim of the Lease is preceded by a claim of the key, and the gate opens only while
+	 * both are held.
+	 */
+	private final MigrationKey migrationKey;
+
+	/** Whether the key of the older election is being claimed, before the Lease. */
+	private boolean claimingKey;
+
 	/** The store as a for-life lock; {@code null} when the election runs on a renewed Lease. */
 	private final ForLifeLockStore lockStore;
 
@@ -211,12 +221,13 @@ final class Election {
 
 	private long watchBackoffNanos;
 
-	Election(ElectionSettings settings, String identity, LeaseStore store, ElectionRuntime runtime,
-			ElectionListener listener, Executor listenerLane, LeaderWork work, Executor workLane,
-			Duration drainTimeout) {
+	Election(ElectionSettings settings, String identity, LeaseStore store, MigrationKey migrationKey,
+			ElectionRuntime runtime, ElectionListener listener, Executor listenerLane, LeaderWork work,
+			Executor workLane, Duration drainTimeout) {
 		this.settings = settings;
 		this.identity = identity;
 		this.store = store;
+		this.migrationKey = migrationKey;
 		this.runtime = runtime;
 		this.listener = listener;
 		this.listenerLane = listenerLane;
@@ -232,6 +243,10 @@ final class Election {
 			if (!(store instanceof ForLifeLockStore forLifeStore)) {
 				throw new IllegalArgumentException("Election '" + settings.name() + "' runs for-life, which needs a "
 						+ "lock owned by a Pod; " + store.describe() + " cannot be one (for-life runs on Kubernetes only)");
+			}
+			if (migrationKey != null) {
+				throw new IllegalArgumentException("Election '" + settings.name() + "' runs for-life, and cannot "
+						+ "migrate from " + migrationKey.describe() + ": a migration runs in lease mode");
 			}
 			this.lockStore = forLifeStore;
 			this.ownerLiveness = new OwnerLiveness(settings.forLife().notReadyNodeTakeover());
@@ -286,8 +301,14 @@ final class Election {
 				(seen != null && seen.hasHolder()) ? seen.holderIdentity() : null,
 				(seen != null) ? seen.acquireTime() : null, (seen != null) ? seen.renewTime() : null,
 				(seen != null) ? seen.leaseTransitions() : null, leader ? held.fencingToken() : null,
-				leader ? held.fencingTokenSource() : null, this.lastError, this.settings.mode(), lockOwner(seen),
+				leader ? held.fencingTokenSource() : null, lastError(), this.settings.mode(), lockOwner(seen),
 				this.settings.shard(), (this.balancer != null) ? this.balancer.status() : null);
+	}
+
+	/** The last failure, or why the key of the election migrated from cannot be claimed. */
+	private String lastError() {
+		String keyProblem = (this.migrationKey != null) ? this.migrationKey.problem() : null;
+		return (keyProblem != null) ? keyProblem : this.lastError;
 	}
 
 	/** The Pod owning the for-life lock last seen; {@code null} in lease mode or when none. */
@@ -362,6 +383,9 @@ final class Election {
 			return;
 		}
 		this.running = true;
+		if (this.migrationKey != null) {
+			this.migrationKey.start(this::keyChanged);
+		}
 		if (this.term == null && this.claim == null) {
 			scheduleAttempt(0);
 		}
@@ -378,6 +402,9 @@ final class Election {
 		}
 		this.running = false;
 		stopWatching();
+		if (this.migrationKey != null) {
+			this.migrationKey.stop();
+		}
 		Term held = this.term;
 		if (held != null && held.gateOpen()) {
 			return finishTerm(cause, release).done;
@@ -434,13 +461,13 @@ final class Election {
 	 */
 	synchronized void reconsider() {
 		long now = now();
-		// only on what a read or a watch told: a Lease never seen is not yet known to be missing,
-		// and a read on its way is not dropped, since its answer may show the Lease changed
-		if (!this.running || this.term != null || this.claim != null || this.lockStore != null
-				|| (this.lastSeen == null && this.absentSinceNanos == NEVER) || this.readSequence == this.attemptSequence
-				|| stayingOut(now) || !this.balancer.wouldLetClaim(this, now)) {
-			return;
+		if (mayDecideAgain(now) && this.balancer.wouldLetClaim(this, now)) {
+			decideAgain(now);
 		}
+	}
+
+	/** Decides now on what was last seen; a read that was due sooner stays due. */
+	private void decideAgain(long now) {
 		long dueAt = (this.nextAttempt != null) ? this.nextAttemptAtNanos : NEVER;
 		cancelNextAttempt();
 		this.attemptSequence++;
@@ -528,6 +555,10 @@ final class Election {
 			this.term = this.term.renewedAt(sentAt);
 			scheduleAttempt(sentAt + this.renewPeriodNanos - now());
 			Term held = this.term;
+			if (held.gateOpen() && this.migrationKey != null && !this.migrationKey.ours()) {
+				lose(RevocationCause.MIGRATION_KEY_LOST, followerDelay());
+				return;
+			}
 			if (held.gateOpen() && stored.prefersOtherThan(this.identity)
 					&& !stored.preferredHolder().equals(held.preferredHolderAtGrant())) {
 				logger.info("{} finishes its term of election '{}': {} names '{}' as preferred holder", this.identity,
@@ -915,10 +946,41 @@ final class Election {
 		return seen.hasHolder() ? holders : Math.max(holders, this.leaseDurationNanos);
 	}
 
-	/** Whether balancing lets this replica claim the free Lease now; always, when it is not balanced. */
+	/**
+	 * Whether balancing lets this replica claim the free Lease now (always, when it is not
+	 * balanced), and, in a migration, the older election's key is its own or was free long enough.
+	 */
 	private boolean mayClaim(long now) {
 		Balancer balancing = this.balancer;
-		return balancing == null || balancing.mayClaim(this, now);
+		return (balancing == null || balancing.mayClaim(this, now))
+				&& (this.migrationKey == null || this.migrationKey.claimable(now));
+	}
+
+	/**
+	 * The key of the older election may have become claimable, or stopped naming this replica's
+	 * Pod: a leader without it loses its gate at once; a follower waiting for it decides again.
+	 */
+	private synchronized void keyChanged() {
+		long now = now();
+		Term held = this.term;
+		if (held != null && held.gateOpen() && !this.migrationKey.ours()) {
+			lose(RevocationCause.MIGRATION_KEY_LOST, followerDelay());
+			return;
+		}
+		if (mayDecideAgain(now) && mayClaim(now)) {
+			decideAgain(now);
+		}
+	}
+
+	/**
+	 * Whether a follower may decide again now on what it last saw, without reading: only on what
+	 * a read or a watch told (a Lease never seen is not yet known to be missing), and not while a
+	 * read is on its way, since its answer may show the Lease changed.
+	 */
+	private boolean mayDecideAgain(long now) {
+		return this.running && this.term == null && this.claim == null && !this.claimingKey && this.lockStore == null
+				&& (this.lastSeen != null || this.absentSinceNanos != NEVER) && this.readSequence != this.attemptSequence
+				&& !stayingOut(now);
 	}
 
 	/**
@@ -1104,8 +1166,18 @@ final class Election {
 
 	// ---- claiming
 
-	/** Writes this candidate as holder: an update of the version seen, or a create when none. */
+	/**
+	 * Writes this candidate as holder: an update of the version seen, or a create when none. In a
+	 * migration, the key of the older election is written first, unless it is this replica's.
+	 */
 	private void claim(LeaseRecord seen, int transitions) {
+		if (this.claimingKey) {
+			return;
+		}
+		if (this.migrationKey != null && !this.migrationKey.ours()) {
+			claimKeyThenLease(seen, transitions);
+			return;
+		}
 		long sentAt = now();
 		Instant wallNow = wallNow();
 		int duration = (this.lockStore != null) ? LeaseRecord.FOR_LIFE_LEASE_DURATION_SECONDS
@@ -1131,6 +1203,34 @@ final class Election {
 			this.ownWrites.refusedIf(write, failure);
 			claimed(sent, sentAt, stored, failure);
 		}, (ex) -> claimed(sent, sentAt, null, ex));
+	}
+
+	private void claimKeyThenLease(LeaseRecord seen, int transitions) {
+		if (!this.migrationKey.claimable(now())) {
+			// a claim at once (a claim of ours read back lost) needs the key as much as any other
+			waitFor(pollDelay());
+			return;
+		}
+		long timeout = claimTimeout();
+		this.claimingKey = true;
+		call("write", () -> this.migrationKey.claim(Duration.ofNanos(timeout)), timeout, ALWAYS,
+				(ignored, failure) -> keyClaimed(seen, transitions, failure),
+				(ex) -> keyClaimed(seen, transitions, ex));
+	}
+
+	private void keyClaimed(LeaseRecord seen, int transitions, Throwable failure) {
+		this.claimingKey = false;
+		if (failure != null) {
+			failed(failure);
+			scheduleAttempt(followerDelay());
+		}
+		else if (!this.running) {
+			// stopped while the key was claimed: given back at once, as nothing was led
+			this.migrationKey.removeIfOurs(Duration.ofNanos(this.renewDeadlineNanos));
+		}
+		else {
+			claim(seen, transitions);
+		}
 	}
 
 	/** As a leader's request: a claim answered late still leaves time to renew. */
@@ -1338,6 +1438,25 @@ final class Election {
 			finish(release, StepDown.Release.NOT_WRITTEN, "not released (release-on-shutdown is off): "
 					+ ((this.lockStore != null) ? "the lock is deleted with this Pod"
 							: "the Lease expires a lease duration after its last renewal"));
+		}
+		else if (this.migrationKey != null) {
+			// drained: old replicas may take the key at once, and new ones after a lease duration
+			this.migrationKey.removeIfOurs(Duration.ofNanos(Math.max(1, releaseTimeLeft())))
+				.whenComplete((ignored, failure) -> this.runtime.scheduler().execute(() -> keyRemoved(release, failure)));
+		}
+		else {
+			writeRelease(release, true);
+		}
+	}
+
+	private synchronized void keyRemoved(Release release, Throwable failure) {
+		if (failure != null) {
+			logger.warn("{} could not remove {} before releasing {}: {}", this.identity, this.migrationKey.describe(),
+					this.store.describe(), failure.toString());
+		}
+		Term held = this.term;
+		if (held == null || held.number() != release.termNumber) {
+			finish(release, StepDown.Release.NOT_WRITTEN, "leadership was lost before the release");
 		}
 		else {
 			writeRelease(release, true);

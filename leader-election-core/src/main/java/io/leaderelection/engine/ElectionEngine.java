@@ -76,7 +76,9 @@ public final class ElectionEngine implements LeaderElector {
 			Executor eventLane = new SerialExecutor(runtime.callbackExecutor(),
 					"the listener lane of election '" + name + "'");
 			String holder = (settings.forLife() != null) ? settings.forLife().podName() : identity;
-			Election election = new Election(settings, holder, stores.create(settings), runtime,
+			MigrationKey migrationKey = (settings.migration() != null) ? new MigrationKey(stores.leaderKey(settings),
+					settings.migration().podName(), settings, runtime) : null;
+			Election election = new Election(settings, holder, stores.create(settings), migrationKey, runtime,
 					new DispatchingListener(all, eventLane), eventLane, work, workLane, drainTimeout);
 			if (this.elections.putIfAbsent(name, election) != null) {
 				throw new IllegalArgumentException("Election '" + name + "' is configured twice");

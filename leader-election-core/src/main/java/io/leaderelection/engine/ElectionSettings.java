@@ -28,10 +28,12 @@ import io.leaderelection.Shard;
  * @param renewPeriod how long after the start of a successful renewal the leader sends the next
  * one; at least the retry period and shorter than the renew deadline. The gate's rule does not
  * depend on it: it closes a renew deadline after the start of the last successful renewal.
+ * @param migration the older leader election this one takes part in too, its gate opening only
+ * while it holds both the Lease and that election's key; {@code null} when none
  */
 public record ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
 		Duration renewDeadline, Duration retryPeriod, ForLife forLife, Shard shard, String balanceGroup,
-		Duration renewPeriod) {
+		Duration renewPeriod, Migration migration) {
 
 	/** An election on a renewed Lease, renewed every retry period. */
 	public ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
@@ -43,7 +45,7 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 	public ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
 			Duration renewDeadline, Duration retryPeriod, ForLife forLife, Shard shard, String balanceGroup) {
 		this(name, namespace, leaseName, leaseDuration, renewDeadline, retryPeriod, forLife, shard, balanceGroup,
-				retryPeriod);
+				retryPeriod, null);
 	}
 
 	public ElectionSettings {
@@ -71,7 +73,7 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 	/** The same election run leader-for-life. */
 	public ElectionSettings forLife(ForLife forLife) {
 		return new ElectionSettings(this.name, this.namespace, this.leaseName, this.leaseDuration, this.renewDeadline,
-				this.retryPeriod, forLife, this.shard, this.balanceGroup, this.renewPeriod);
+				this.retryPeriod, forLife, this.shard, this.balanceGroup, this.renewPeriod, this.migration);
 	}
 
 	/**
@@ -84,19 +86,25 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 		Shard shard = new Shard(this.name, index, count);
 		return new ElectionSettings(shard.name(), this.namespace, shard.leaseName(this.leaseName), this.leaseDuration,
 				this.renewDeadline, this.retryPeriod, this.forLife, shard, balanced ? this.leaseName : null,
-				this.renewPeriod);
+				this.renewPeriod, this.migration);
 	}
 
 	/** The same election, spread over replicas with the other elections of the given group. */
 	public ElectionSettings balancedIn(String group) {
 		return new ElectionSettings(this.name, this.namespace, this.leaseName, this.leaseDuration, this.renewDeadline,
-				this.retryPeriod, this.forLife, this.shard, group, this.renewPeriod);
+				this.retryPeriod, this.forLife, this.shard, group, this.renewPeriod, this.migration);
 	}
 
 	/** The same election, its leader renewing every given period. */
 	public ElectionSettings renewingEvery(Duration renewPeriod) {
 		return new ElectionSettings(this.name, this.namespace, this.leaseName, this.leaseDuration, this.renewDeadline,
-				this.retryPeriod, this.forLife, this.shard, this.balanceGroup, renewPeriod);
+				this.retryPeriod, this.forLife, this.shard, this.balanceGroup, renewPeriod, this.migration);
+	}
+
+	/** The same election, taking part in the given older election too. */
+	public ElectionSettings migratingFrom(Migration migration) {
+		return new ElectionSettings(this.name, this.namespace, this.leaseName, this.leaseDuration, this.renewDeadline,
+				this.retryPeriod, this.forLife, this.shard, this.balanceGroup, this.renewPeriod, migration);
 	}
 
 	/** {@code lease} or {@code for-life}, as the properties and the status name the mode. */
@@ -122,6 +130,25 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 	public record ForLife(String podName, Duration notReadyNodeTakeover) {
 
 		public ForLife {
+			Objects.requireNonNull(podName, "podName");
+		}
+
+	}
+
+	/**
+	 * The older leader election an election takes part in during a migration from it:
+	 * spring-cloud-kubernetes' ConfigMap leader, whose leader's id is the value of one key of a
+	 * ConfigMap in the election's namespace.
+	 *
+	 * @param configMapName the ConfigMap's name
+	 * @param key the key, the prefix followed by the role, e.g. {@code leader.id.orders}
+	 * @param podName the name of the Pod this process runs in, written as the key's value
+	 */
+	public record Migration(String configMapName, String key, String podName) {
+
+		public Migration {
+			Objects.requireNonNull(configMapName, "configMapName");
+			Objects.requireNonNull(key, "key");
 			Objects.requireNonNull(podName, "podName");
 		}
 

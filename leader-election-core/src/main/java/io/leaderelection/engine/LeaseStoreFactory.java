@@ -14,4 +14,14 @@ public interface LeaseStoreFactory {
 		return null;
 	}
 
+	/**
+	 * The key of the older leader election the given election migrates from
+	 * ({@link ElectionSettings#migration()}).
+	 * @throws UnsupportedOperationException when these stores cannot reach it
+	 */
+	default LeaderKeyStore leaderKey(ElectionSettings election) {
+		throw new UnsupportedOperationException("Election '" + election.name() + "' migrates from the ConfigMap "
+				+ election.migration().configMapName() + ", which only Kubernetes Leases can take part in");
+	}
+
 }

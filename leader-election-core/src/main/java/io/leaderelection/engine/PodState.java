@@ -13,9 +13,10 @@ package io.leaderelection.engine;
  * @param deletedForItsNode whether Kubernetes deletes the Pod because its Node is unreachable or
  * NotReady (condition DisruptionTarget, reason DeletionByTaintManager): a kubelet cut off cannot
  * stop its containers, so the end of the grace period proves nothing
+ * @param ready whether the Pod reports its condition Ready as True
  */
 public record PodState(String name, String uid, String phase, boolean deletionRequested,
-		Integer deletionGracePeriodSeconds, String nodeName, boolean deletedForItsNode) {
+		Integer deletionGracePeriodSeconds, String nodeName, boolean deletedForItsNode, boolean ready) {
 
 	/** Whether the Pod's containers have stopped for good: evicted, preempted, failed or completed. */
 	public boolean finished() {

@@ -18,6 +18,12 @@ public enum RevocationCause {
 	 */
 	IDENTITY_CONFLICT(true),
 
+	/**
+	 * In a migration from an older leader election, that election's key stopped naming this
+	 * replica's Pod: an old replica took it.
+	 */
+	MIGRATION_KEY_LOST(true),
+
 	/** The Lease's spec.preferredHolder names another candidate, so this term was finished. */
 	PREFERRED_HOLDER(false),
 

@@ -1,8 +1,6 @@
 package io.leaderelection.kubernetes;
 
-import java.net.ConnectException;
 import java.net.URLEncoder;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,13 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonMappingException;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
@@ -28,7 +21,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -64,11 +56,11 @@ import io.leaderelection.engine.PodState;
  */
 public final class KubernetesLeaseStore implements ForLifeLockStore {
 
-	private static final String JSON = "application/json";
+	private static final String JSON = ApiCalls.JSON;
 
 	private final KubernetesClient client;
 
-	private final HttpClient httpClient;
+	private final ApiCalls calls;
 
 	private final Executor watchOpener;
 
@@ -94,7 +86,7 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 	KubernetesLeaseStore(KubernetesClient client, HttpClient httpClient, Executor watchOpener, String namespace,
 			String name, Map<String, String> labels) {
 		this.client = client;
-		this.httpClient = httpClient;
+		this.calls = new ApiCalls(client, httpClient);
 		this.watchOpener = watchOpener;
 		this.serialization = client.getKubernetesSerialization();
 		this.namespace = namespace;
@@ -117,7 +109,7 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 
 	@Override
 	public CompletableFuture<LeaseRecord> get(Duration timeout) {
-		HttpRequest request = request(this.objectUri, timeout).build();
+		HttpRequest request = this.calls.request(this.objectUri, timeout).build();
 		return send("get", request, timeout).thenApply((response) -> {
 			if (response.code() == 404) {
 				return null;
@@ -129,7 +121,7 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 	@Override
 	public CompletableFuture<LeaseRecord> create(LeaseRecord record, Duration timeout) {
 		Lease lease = newLease();
-		HttpRequest request = request(this.collectionUri, timeout).post(JSON, json(lease, record)).build();
+		HttpRequest request = this.calls.request(this.collectionUri, timeout).post(JSON, json(lease, record)).build();
 		return send("create", request, timeout).thenApply((response) -> stored("create", response));
 	}
 
@@ -137,7 +129,7 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 	public CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout) {
 		Lease lease = (record.stored() instanceof Lease read) ? this.serialization.clone(read) : newLease();
 		lease.getMetadata().setResourceVersion(record.resourceVersion());
-		HttpRequest request = request(this.objectUri, timeout).put(JSON, json(lease, record)).build();
+		HttpRequest request = this.calls.request(this.objectUri, timeout).put(JSON, json(lease, record)).build();
 		return send("update", request, timeout).thenApply((response) -> stored("update", response));
 	}
 
@@ -165,7 +157,7 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 				.withName(owner.name())
 				.withUid(owner.uid())
 				.build()));
-		HttpRequest request = request(this.collectionUri, timeout).post(JSON, json(lease, record)).build();
+		HttpRequest request = this.calls.request(this.collectionUri, timeout).post(JSON, json(lease, record)).build();
 		return send("create", request, timeout).thenApply((response) -> stored("create", response));
 	}
 
@@ -178,14 +170,14 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 			.withResourceVersion(version.resourceVersion())
 			.endPreconditions()
 			.build();
-		HttpRequest request = request(this.objectUri, timeout).delete(JSON, this.serialization.asJson(options))
+		HttpRequest request = this.calls.request(this.objectUri, timeout).delete(JSON, this.serialization.asJson(options))
 			.build();
 		return send("delete", request, timeout).thenApply((response) -> {
 			int code = response.code();
 			if (code == 200 || code == 202) {
 				return null;
 			}
-			String detail = code + " " + reason(response);
+			String detail = code + " " + this.calls.reason(response);
 			if (code == 409) {
 				throw new LeaseConflictException("delete", this.description, detail);
 			}
@@ -199,52 +191,38 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 	@Override
 	public CompletableFuture<PodState> pod(String name, Duration timeout) {
 		String described = "Pod " + this.namespace + "/" + name;
-		return read(this.podsUri + encode(name), described, Pod.class, timeout).thenApply((pod) -> (pod == null) ? null
+		return this.calls.read(this.podsUri + encode(name), described, Pod.class, timeout).thenApply((pod) -> (pod == null) ? null
 				: new PodState(pod.getMetadata().getName(), pod.getMetadata().getUid(),
 						(pod.getStatus() != null) ? pod.getStatus().getPhase() : null,
 						pod.getMetadata().getDeletionTimestamp() != null,
 						(pod.getMetadata().getDeletionGracePeriodSeconds() != null)
 								? pod.getMetadata().getDeletionGracePeriodSeconds().intValue() : null,
-						(pod.getSpec() != null) ? pod.getSpec().getNodeName() : null, deletedForItsNode(pod)));
+						(pod.getSpec() != null) ? pod.getSpec().getNodeName() : null, deletedForItsNode(pod),
+						hasCondition(pod, "Ready", null)));
 	}
 
 	private static boolean deletedForItsNode(Pod pod) {
+		return hasCondition(pod, "DisruptionTarget", "DeletionByTaintManager");
+	}
+
+	/** Whether the Pod reports the condition True, for the given reason unless {@code null}. */
+	private static boolean hasCondition(Pod pod, String type, String reason) {
 		return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus()
 			.getConditions()
 			.stream()
-			.anyMatch((condition) -> "DisruptionTarget".equals(condition.getType())
-					&& "True".equals(condition.getStatus()) && "DeletionByTaintManager".equals(condition.getReason()));
+			.anyMatch((condition) -> type.equals(condition.getType()) && "True".equals(condition.getStatus())
+					&& (reason == null || reason.equals(condition.getReason())));
 	}
 
 	@Override
 	public CompletableFuture<Boolean> nodeReady(String nodeName, Duration timeout) {
-		return read(this.nodesUri + encode(nodeName), "Node " + nodeName, Node.class, timeout)
+		return this.calls.read(this.nodesUri + encode(nodeName), "Node " + nodeName, Node.class, timeout)
 			.thenApply((node) -> node != null && node.getStatus() != null && node.getStatus().getConditions() != null
 					&& node.getStatus()
 						.getConditions()
 						.stream()
 						.anyMatch((condition) -> "Ready".equals(condition.getType())
 								&& "True".equals(condition.getStatus())));
-	}
-
-	/** Reads an object other than the Lease; {@code null} when it does not exist. */
-	private <T> CompletableFuture<T> read(String uri, String described, Class<T> type, Duration timeout) {
-		HttpRequest request = request(uri, timeout).build();
-		return send("get", request, timeout, described).thenApply((response) -> {
-			if (response.code() == 404) {
-				return null;
-			}
-			if (response.code() != 200) {
-				throw new LeaseStoreException("get", described, response.code(),
-						response.code() + " " + reason(response));
-			}
-			try {
-				return this.serialization.unmarshal(response.body(), type);
-			}
-			catch (RuntimeException ex) {
-				throw new LeaseStoreException("get", described, 0, "unreadable answer: " + unreadable(ex), ex);
-			}
-		});
 	}
 
 	/**
@@ -303,54 +281,8 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 		return this.serialization.asJson(lease);
 	}
 
-	private HttpRequest.Builder request(String uri, Duration timeout) {
-		return this.httpClient.newHttpRequestBuilder()
-			.uri(uri)
-			.header("Accept", JSON)
-			.timeout(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
-	}
-
 	private CompletableFuture<HttpResponse<String>> send(String verb, HttpRequest request, Duration timeout) {
-		return send(verb, request, timeout, this.description);
-	}
-
-	private CompletableFuture<HttpResponse<String>> send(String verb, HttpRequest request, Duration timeout,
-			String described) {
-		CompletableFuture<HttpResponse<String>> response;
-		try {
-			response = this.httpClient.sendAsync(request, String.class);
-		}
-		catch (RuntimeException ex) {
-			response = CompletableFuture.failedFuture(ex);
-		}
-		return response.handle((answer, failure) -> {
-			if (failure != null) {
-				Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
-				if (cause instanceof TimeoutException) {
-					throw LeaseStoreException.noAnswer(verb, described, timeout, cause);
-				}
-				throw new LeaseStoreException(verb, described, 0, String.valueOf(cause) + noServerHint(cause), cause);
-			}
-			return answer;
-		});
-	}
-
-	/**
-	 * What to do when no API server is there at all, as on a laptop or in a plain test: the
-	 * client fell back to the in-cluster address, or the configured one does not answer.
-	 */
-	private String noServerHint(Throwable cause) {
-		Throwable unreachable = cause;
-		while (unreachable != null
-				&& !(unreachable instanceof UnknownHostException || unreachable instanceof ConnectException)) {
-			unreachable = unreachable.getCause();
-		}
-		if (unreachable == null) {
-			return "";
-		}
-		return "; no Kubernetes API server answers at " + this.client.getMasterUrl()
-				+ ": set KUBECONFIG or run in a pod to use a cluster, or use the standalone mode"
-				+ " (leader.election.mode=standalone) to lead without one";
+		return this.calls.send(verb, request, timeout, this.description);
 	}
 
 	private LeaseRecord stored(String verb, HttpResponse<String> response) {
@@ -358,7 +290,7 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 		if (code == 200 || code == 201) {
 			return record(parse(verb, response.body()));
 		}
-		String detail = code + " " + reason(response);
+		String detail = code + " " + this.calls.reason(response);
 		if (code == 409) {
 			throw new LeaseConflictException(verb, this.description, detail);
 		}
@@ -378,7 +310,7 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 			parsed = this.serialization.unmarshal(body);
 		}
 		catch (RuntimeException ex) {
-			throw new LeaseStoreException(verb, this.description, 0, "unreadable answer: " + unreadable(ex), ex);
+			throw new LeaseStoreException(verb, this.description, 0, "unreadable answer: " + ApiCalls.unreadable(ex), ex);
 		}
 		if (!(parsed instanceof Lease lease)) {
 			String kind = (parsed != null) ? parsed.getClass().getSimpleName() : "nothing";
@@ -388,43 +320,7 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 		return lease;
 	}
 
-	/**
-	 * What could not be read, naming the field when it is one, e.g.
-	 * {@code spec.leaseDurationSeconds: Cannot deserialize value of type `java.lang.Integer` from
-	 * String "fifteen"}: fabric8 wraps Jackson's failure as "An error has occurred.".
-	 */
-	private static String unreadable(RuntimeException ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()) {
-				String field = mapping.getPath()
-					.stream()
-					.map((reference) -> (reference.getFieldName() != null) ? reference.getFieldName()
-							: String.valueOf(reference.getIndex()))
-					.collect(Collectors.joining("."));
-				return field + ": " + mapping.getOriginalMessage();
-			}
-			if (cause instanceof JsonProcessingException processing) {
-				return processing.getOriginalMessage();
-			}
-		}
-		return ex.getMessage();
-	}
 
-	private String reason(HttpResponse<String> response) {
-		String body = response.body();
-		try {
-			Object parsed = this.serialization.unmarshal(body);
-			if (parsed instanceof Status status && status.getMessage() != null) {
-				return status.getMessage();
-			}
-		}
-		catch (RuntimeException ex) {
-			// not a Status: fall back to the raw answer
-		}
-		String message = response.message();
-		return (body == null || body.isBlank()) ? String.valueOf(message)
-				: body.substring(0, Math.min(body.length(), 300));
-	}
 
 	/** A watch that may still be opening when it is closed. */
 	private static final class OpeningWatch implements LeaseWatch {
@@ -484,7 +380,7 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 		return (time != null) ? time.toInstant() : null;
 	}
 
-	private static String encode(String segment) {
+	static String encode(String segment) {
 		return URLEncoder.encode(segment, StandardCharsets.UTF_8);
 	}
 

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.engine.LeaderKeyStore;
 import io.leaderelection.engine.LeaseStoreFactory;
 import io.leaderelection.engine.MembershipStore;
 
@@ -63,6 +64,14 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 	public KubernetesLeaseStore create(ElectionSettings election) {
 		return new KubernetesLeaseStore(this.client, this.httpClient, this.watchOpener, election.namespace(),
 				election.leaseName(), LeaseLabels.of(election));
+	}
+
+	@Override
+	public LeaderKeyStore leaderKey(ElectionSettings election) {
+		ElectionSettings.Migration migration = election.migration();
+		return new ConfigMapLeaderKeyStore(new ApiCalls(this.client, this.httpClient),
+				this.client.getKubernetesSerialization(), forLease(election.namespace(), election.leaseName()),
+				election.namespace(), migration.configMapName(), migration.key());
 	}
 
 	@Override

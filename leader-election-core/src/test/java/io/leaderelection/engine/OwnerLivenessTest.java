@@ -67,7 +67,7 @@ class OwnerLivenessTest {
 
 	@Test
 	void aPodDeletedBecauseItsNodeIsLostCountsOnlyAsOneOnANotReadyNode() {
-		PodState evictedFromLostNode = new PodState(OWNER.name(), "uid-1", "Running", true, 30, "node-1", true);
+		PodState evictedFromLostNode = new PodState(OWNER.name(), "uid-1", "Running", true, 30, "node-1", true, false);
 		assertThat(this.judge.judge(OWNER, evictedFromLostNode, null, 0).gone()).isFalse();
 		assertThat(this.judge.judge(OWNER, evictedFromLostNode, null, 3600 * SECOND).gone()).isFalse();
 
@@ -81,7 +81,7 @@ class OwnerLivenessTest {
 	}
 
 	private static PodState pod(String uid, String phase, boolean deleting, Integer grace, String node) {
-		return new PodState(OWNER.name(), uid, phase, deleting, grace, node, false);
+		return new PodState(OWNER.name(), uid, phase, deleting, grace, node, false, true);
 	}
 
 }

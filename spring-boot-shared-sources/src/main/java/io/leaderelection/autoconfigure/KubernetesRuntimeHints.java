@@ -1,5 +1,6 @@
 package io.leaderelection.autoconfigure;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -26,13 +27,14 @@ class KubernetesRuntimeHints implements RuntimeHintsRegistrar {
 	/**
 	 * The objects Jackson binds: Leases (one, a list from the informer that counts the members of
 	 * a group, a watch event); the Events recorded on them, whose {@code eventTime} is a
-	 * {@link MicroTime}; the owner Pod and its Node that for-life mode reads; the Status of a
+	 * {@link MicroTime}; the owner Pod and its Node that for-life mode reads; the ConfigMap a
+	 * migration takes part in the older election through; the Status of a
 	 * refused request and the DeleteOptions of a release; and kubeconfig, which fabric8 reads when
 	 * the client is built from {@code KUBECONFIG} or {@code ~/.kube/config}. Their fields, nested
 	 * objects and Jackson (de)serializers are found from these.
 	 */
 	private static final Class<?>[] BOUND_TYPES = { Lease.class, LeaseList.class, WatchEvent.class, Event.class,
-			EventList.class, MicroTime.class, Pod.class, Node.class, Status.class, DeleteOptions.class,
+			EventList.class, MicroTime.class, Pod.class, Node.class, ConfigMap.class, Status.class, DeleteOptions.class,
 			io.fabric8.kubernetes.api.model.Config.class };
 
 	/**

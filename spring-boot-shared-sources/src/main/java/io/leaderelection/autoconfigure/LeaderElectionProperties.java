@@ -90,6 +90,8 @@ public class LeaderElectionProperties {
 
 	private final ForLife forLife = new ForLife();
 
+	private final ConfigMapMigration configMapMigration = new ConfigMapMigration();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -199,6 +201,10 @@ public class LeaderElectionProperties {
 		return this.forLife;
 	}
 
+	public ConfigMapMigration getConfigMapMigration() {
+		return this.configMapMigration;
+	}
+
 	public Events getEvents() {
 		return this.events;
 	}
@@ -244,6 +250,8 @@ public class LeaderElectionProperties {
 		 * Renew period of this election. Defaults to leader.election.renew-period, else half this election's renew deadline or its retry period, whichever is longer.
 		 */
 		private Duration renewPeriod;
+
+		private final ConfigMapMigration configMapMigration = new ConfigMapMigration();
 
 		/**
 		 * How this election campaigns, 'lease' or 'for-life'. Defaults to leader.election.mode.
@@ -324,6 +332,10 @@ public class LeaderElectionProperties {
 			this.renewPeriod = renewPeriod;
 		}
 
+		public ConfigMapMigration getConfigMapMigration() {
+			return this.configMapMigration;
+		}
+
 	}
 
 	/**
@@ -342,6 +354,65 @@ public class LeaderElectionProperties {
 
 		public void setNotReadyNodeTakeover(Duration notReadyNodeTakeover) {
 			this.notReadyNodeTakeover = notReadyNodeTakeover;
+		}
+
+	}
+
+	/**
+	 * Migration from spring-cloud-kubernetes' ConfigMap leader: the election also takes part in the old protocol, and leads only while it holds both its Lease and the old key. Per election, unset values inherit leader.election.config-map-migration.*.
+	 */
+	public static class ConfigMapMigration {
+
+		/**
+		 * Whether to take part in spring-cloud-kubernetes' ConfigMap leader election while replicas on it still run. Defaults to false.
+		 */
+		private Boolean enabled;
+
+		/**
+		 * Name of the ConfigMap the old replicas keep their leader in (spring.cloud.kubernetes.leader.config-map-name). Defaults to 'leaders'.
+		 */
+		private String configMapName;
+
+		/**
+		 * Prefix of the ConfigMap key naming the leader, followed by the role (spring.cloud.kubernetes.leader.leader-id-prefix). Defaults to 'leader.id.'.
+		 */
+		private String keyPrefix;
+
+		/**
+		 * Role the old replicas elect a leader for (spring.cloud.kubernetes.leader.role). Defaults to spring.cloud.kubernetes.leader.role when set, else the election's name.
+		 */
+		private String role;
+
+		public Boolean getEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(Boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getConfigMapName() {
+			return this.configMapName;
+		}
+
+		public void setConfigMapName(String configMapName) {
+			this.configMapName = configMapName;
+		}
+
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
+		public String getRole() {
+			return this.role;
+		}
+
+		public void setRole(String role) {
+			this.role = role;
 		}
 
 	}

@@ -69,11 +69,14 @@ public final class LeaderElectionSettingsResolver {
 		List<ElectionSettings> elections = new ArrayList<>();
 		String defaultLease = hasText(properties.getLeaseName()) ? properties.getLeaseName() : baseName + "-leader";
 		ForLifeModes forLife = new ForLifeModes(properties);
+		Migrations migrations = new Migrations(properties.getConfigMapMigration(), namespace);
 		// Named after the default Lease, which no other application in the namespace has.
 		String balanceGroup = properties.isBalance() ? defaultLease + LeaderStatus.ELECTIONS_GROUP_SUFFIX : null;
-		elections.add(balanced(forLife.apply(prefix + ".mode", properties.effectiveMode(), election(
-				LeaderElector.DEFAULT_ELECTION, namespace, prefix + ".lease-name", defaultLease,
-				!hasText(properties.getLeaseName()), defaults)), balanceGroup));
+		elections.add(balanced(migrations.apply(prefix, null, properties.effectiveMode(),
+				forLife.apply(prefix + ".mode", properties.effectiveMode(), election(LeaderElector.DEFAULT_ELECTION,
+						namespace, prefix + ".lease-name", defaultLease, !hasText(properties.getLeaseName()),
+						defaults))),
+				balanceGroup));
 		Map<String, String> electionByLease = new HashMap<>();
 		electionByLease.put(defaultLease, LeaderElector.DEFAULT_ELECTION);
 		properties.getElections().forEach((name, election) -> {
@@ -98,8 +101,14 @@ public final class LeaderElectionSettingsResolver {
 			ElectionSettings settings = forLife.apply(modeProperty, mode, election(name, namespace,
 					electionPrefix + ".lease-name", leaseName, !hasText(election.getLeaseName()), timings));
 			if (shards == 1) {
-				elections.add(balanced(settings, balanceGroup));
+				elections.add(balanced(migrations.apply(electionPrefix, election.getConfigMapMigration(), mode,
+						settings), balanceGroup));
 				return;
+			}
+			if (migrations.enabled(election.getConfigMapMigration())) {
+				throw new InvalidLeaderElectionPropertyException(electionPrefix + ".config-map-migration.enabled", true,
+						"cannot be set on a sharded election: the ConfigMap leader elects one leader per role, and "
+								+ "a sharded election has one per shard");
 			}
 			boolean balanceShards = !Boolean.FALSE.equals(election.getBalance());
 			for (int index = 0; index < shards; index++) {
@@ -218,6 +227,102 @@ public final class LeaderElectionSettingsResolver {
 				this.forLife = new ElectionSettings.ForLife(podName.trim(), takeover);
 			}
 			return this.forLife;
+		}
+
+	}
+
+	/**
+	 * The migrations from spring-cloud-kubernetes' ConfigMap leader: what each election takes
+	 * part in, its defaults taken from spring-cloud-kubernetes' own properties when set, so that
+	 * the new replicas find the key the old ones keep.
+	 */
+	private final class Migrations {
+
+		private static final Pattern CONFIG_MAP_KEY = Pattern.compile("[-._a-zA-Z0-9]+");
+
+		private final LeaderElectionProperties.ConfigMapMigration defaults;
+
+		private final String namespace;
+
+		private final Map<String, String> electionByKey = new HashMap<>();
+
+		Migrations(LeaderElectionProperties.ConfigMapMigration defaults, String namespace) {
+			this.defaults = defaults;
+			this.namespace = namespace;
+		}
+
+		boolean enabled(LeaderElectionProperties.ConfigMapMigration own) {
+			return Boolean.TRUE.equals((own.getEnabled() != null) ? own.getEnabled() : this.defaults.getEnabled());
+		}
+
+		/**
+		 * @param own the election's own values; {@code null} for the default election, whose
+		 * values are the defaults
+		 */
+		ElectionSettings apply(String electionPrefix, LeaderElectionProperties.ConfigMapMigration own, Mode mode,
+				ElectionSettings election) {
+			LeaderElectionProperties.ConfigMapMigration values = (own != null) ? own : this.defaults;
+			if (!enabled(values) || mode == Mode.STANDALONE) {
+				return election;
+			}
+			String prefix = LeaderElectionProperties.PREFIX + ".config-map-migration";
+			String ownPrefix = electionPrefix + ".config-map-migration";
+			if (mode == Mode.FOR_LIFE) {
+				throw new InvalidLeaderElectionPropertyException(ownPrefix + ".enabled", true,
+						"works in lease mode only: election '" + election.name() + "' runs for-life");
+			}
+			String configMapProperty = (values.getConfigMapName() != null) ? ownPrefix + ".config-map-name"
+					: prefix + ".config-map-name";
+			String configMapName = firstSet(values.getConfigMapName(), this.defaults.getConfigMapName(),
+					springCloudLeader("config-map-name"), "leaders");
+			if (configMapName.length() > 253 || !DNS_1123_SUBDOMAIN.matcher(configMapName).matches()) {
+				throw new InvalidLeaderElectionPropertyException(configMapProperty, configMapName,
+						"must be a ConfigMap name, a DNS-1123 subdomain: the one spring-cloud-kubernetes' leader "
+								+ "uses (spring.cloud.kubernetes.leader.config-map-name)");
+			}
+			String keyPrefix = firstSet(values.getKeyPrefix(), this.defaults.getKeyPrefix(),
+					springCloudLeader("leader-id-prefix"), "leader.id.");
+			String roleProperty = ownPrefix + ".role";
+			String role = firstSet(values.getRole(), springCloudLeader("role"), election.name());
+			if (role.isBlank()) {
+				throw new InvalidLeaderElectionPropertyException(roleProperty, role,
+						"must name the role the old replicas elect a leader for (spring.cloud.kubernetes.leader.role): "
+								+ "their ConfigMap key is the key prefix followed by it");
+			}
+			String key = keyPrefix + role;
+			if (key.length() > 253 || !CONFIG_MAP_KEY.matcher(key).matches()) {
+				throw new InvalidLeaderElectionPropertyException(roleProperty, role,
+						"makes the ConfigMap key '" + key + "', which is not one: a key is at most 253 letters, "
+								+ "digits, '-', '_' and '.'");
+			}
+			String other = this.electionByKey.putIfAbsent(configMapName + "/" + key, election.name());
+			if (other != null) {
+				throw new InvalidLeaderElectionPropertyException(roleProperty, role,
+						"must differ from the role of election '" + other + "': both would lead by key '" + key
+								+ "' of ConfigMap " + this.namespace + "/" + configMapName);
+			}
+			String podName = firstSet(LeaderElectionSettingsResolver.this.environment.apply("POD_NAME"),
+					LeaderElectionSettingsResolver.this.environment.apply("HOSTNAME"), "");
+			if (podName.isBlank()) {
+				throw new InvalidLeaderElectionPropertyException(ownPrefix + ".enabled", true,
+						"needs the environment variable POD_NAME (or HOSTNAME) naming the Pod this process runs "
+								+ "in: the old replicas check the readiness of the Pod the key names. Set it from "
+								+ "the downward API (env POD_NAME, valueFrom fieldRef metadata.name)");
+			}
+			return election.migratingFrom(new ElectionSettings.Migration(configMapName, key, podName.trim()));
+		}
+
+		private String springCloudLeader(String property) {
+			return LeaderElectionSettingsResolver.this.environment.apply("spring.cloud.kubernetes.leader." + property);
+		}
+
+		private static String firstSet(String... values) {
+			for (String value : values) {
+				if (value != null) {
+					return value;
+				}
+			}
+			return null;
 		}
 
 	}

@@ -1,0 +1,271 @@
+package io.leaderelection.engine;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Pattern;
+
+import io.leaderelection.engine.LeaderKeyStore.LeaderKey;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This replica's side of the older protocol during a migration from it: the key its replicas keep
+ * their leader's id in (spring-cloud-kubernetes' ConfigMap leader), followed every retry period
+ * with the readiness of the Pod it names.
+ * <p>
+ * The key may be claimed only after it was seen naming no one, or naming a Pod that is gone or
+ * not Ready, for a whole lease duration on this process's monotonic clock, with no change of the
+ * id or of the Pod it names in between: an old replica writes the key's removal before it tells
+ * its own code to stop, and learns that its own Pod turned unready only through a watch, so its
+ * leader work may run for a while after the key looks free. It is claimed by writing this
+ * replica's Pod name, which the old replicas check the readiness of, over the version read.
+ * A key naming this replica's own Pod (a container restarted in it) is its own.
+ */
+public final class MigrationKey {
+
+	private static final Logger logger = LoggerFactory.getLogger(MigrationKey.class);
+
+	private static final long NEVER = Long.MIN_VALUE;
+
+	/** A Pod name: a DNS-1123 subdomain. */
+	private static final Pattern POD_NAME = Pattern
+		.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+	private final LeaderKeyStore store;
+
+	private final String ownPod;
+
+	private final long leaseDurationNanos;
+
+	private final long retryPeriodNanos;
+
+	private final ElectionRuntime runtime;
+
+	private Runnable changed = () -> {
+	};
+
+	private boolean following;
+
+	private ElectionScheduler.Cancellable nextLook;
+
+	private LeaderKey seen;
+
+	/** What the key was seen naming and, when a Pod, that Pod's uid: a change restarts the wait. */
+	private String seenHolder;
+
+	private long freeSinceNanos = NEVER;
+
+	private String problem;
+
+	private boolean ownPodFound;
+
+	/**
+	 * @param ownPod the name of the Pod this process runs in, written as the key's value
+	 */
+	public MigrationKey(LeaderKeyStore store, String ownPod, ElectionSettings settings, ElectionRuntime runtime) {
+		this.store = Objects.requireNonNull(store, "store");
+		this.ownPod = Objects.requireNonNull(ownPod, "ownPod");
+		this.leaseDurationNanos = settings.leaseDuration().toNanos();
+		this.retryPeriodNanos = settings.retryPeriod().toNanos();
+		this.runtime = runtime;
+	}
+
+	/** Names the key for messages. */
+	public String describe() {
+		return this.store.describe();
+	}
+
+	/**
+	 * Follows the key every retry period until {@link #stop()}, telling {@code changed} (on the
+	 * scheduler) whenever it may have become claimable or stopped naming this replica's Pod.
+	 */
+	synchronized void start(Runnable changed) {
+		this.changed = changed;
+		if (this.following) {
+			return;
+		}
+		this.following = true;
+		look();
+	}
+
+	synchronized void stop() {
+		this.following = false;
+		if (this.nextLook != null) {
+			this.nextLook.cancel();
+			this.nextLook = null;
+		}
+	}
+
+	/** Whether the key, as last seen, names this replica's Pod. */
+	synchronized boolean ours() {
+		return this.seen != null && this.ownPod.equals(this.seen.value());
+	}
+
+	/** Whether this replica may hold the key now: it is its own, or was free for a lease duration. */
+	synchronized boolean claimable(long now) {
+		return ours() || (this.freeSinceNanos != NEVER && now - this.freeSinceNanos >= this.leaseDurationNanos);
+	}
+
+	/** Why the key cannot be claimed, when it holds what is no Pod name or the Pod could not be read; else {@code null}. */
+	synchronized String problem() {
+		return this.problem;
+	}
+
+	/** Writes this replica's Pod name into the key, over the version last seen. */
+	CompletableFuture<Void> claim(Duration timeout) {
+		LeaderKey over;
+		synchronized (this) {
+			over = this.seen;
+		}
+		if (over == null) {
+			return CompletableFuture.failedFuture(new LeaseConflictException("write", describe(), "not read yet"));
+		}
+		return this.store.write(over, this.ownPod, timeout).thenAccept(this::claimed);
+	}
+
+	private synchronized void claimed(LeaderKey written) {
+		this.seen = written;
+		this.seenHolder = this.ownPod;
+		this.freeSinceNanos = NEVER;
+		logger.info("{} now names Pod '{}'", describe(), this.ownPod);
+	}
+
+	/**
+	 * Removes the key if it still names this replica's Pod, read again first: never the key of
+	 * a replica that took it since.
+	 */
+	CompletableFuture<Void> removeIfOurs(Duration timeout) {
+		return this.store.read(timeout).thenCompose((current) -> {
+			if (!this.ownPod.equals(current.value())) {
+				return CompletableFuture.completedFuture(null);
+			}
+			return this.store.write(current, null, timeout).thenAccept((removed) -> {
+				synchronized (this) {
+					this.seen = removed;
+					this.seenHolder = null;
+					this.freeSinceNanos = NEVER;
+				}
+				logger.info("{} removed, naming Pod '{}' no more", describe(), this.ownPod);
+			});
+		});
+	}
+
+	private void look() {
+		Duration timeout = Duration.ofNanos(this.retryPeriodNanos);
+		ownPodProblem(timeout).thenCompose((ownPodProblem) -> this.store.read(timeout)
+			.thenCompose((key) -> holderOf(key, timeout))
+			.thenApply((look) -> (ownPodProblem != null) ? look.withProblem(ownPodProblem) : look))
+			.whenComplete((look, failure) -> this.runtime.scheduler().execute(() -> looked(look, failure)));
+	}
+
+	/**
+	 * Until this replica's own Pod was found once: why the key must not name it. A key naming a
+	 * Pod that does not exist looks free to the old replicas, which would take it at once.
+	 */
+	private CompletableFuture<String> ownPodProblem(Duration timeout) {
+		synchronized (this) {
+			if (this.ownPodFound) {
+				return CompletableFuture.completedFuture(null);
+			}
+		}
+		return this.store.pod(this.ownPod, timeout).thenApply((pod) -> {
+			if (pod != null) {
+				synchronized (this) {
+					this.ownPodFound = true;
+				}
+				return null;
+			}
+			return "Pod '" + this.ownPod + "' (POD_NAME, else HOSTNAME) does not exist beside " + describe()
+					+ ": the old replicas would take a key naming it at once, as they take the key of a Pod that "
+					+ "is gone. Set POD_NAME from the downward API (fieldRef metadata.name); this replica takes "
+					+ "no leadership until its Pod is found";
+		});
+	}
+
+	/** What the key names: {@code ""} when no one, else the id and the uid of its Pod. */
+	private CompletableFuture<Look> holderOf(LeaderKey key, Duration timeout) {
+		if (key.empty()) {
+			return CompletableFuture.completedFuture(new Look(key, "", true, null));
+		}
+		String id = key.value();
+		if (id.equals(this.ownPod)) {
+			return CompletableFuture.completedFuture(new Look(key, id, false, null));
+		}
+		if (id.length() > 253 || !POD_NAME.matcher(id).matches()) {
+			return CompletableFuture.completedFuture(new Look(key, id, false, describe() + " holds '" + id
+					+ "', which is no Pod name: the leader election it migrates from writes a Pod name there "
+					+ "(spring.cloud.kubernetes.leader.id); this replica takes no leadership until the key is "
+					+ "emptied or names a Pod"));
+		}
+		return this.store.pod(id, timeout).thenApply((pod) -> {
+			if (pod == null) {
+				return new Look(key, id, true, null);
+			}
+			return new Look(key, id + "/" + pod.uid(), !pod.ready(), null);
+		});
+	}
+
+	private synchronized void looked(Look look, Throwable failure) {
+		if (!this.following) {
+			return;
+		}
+		long now = this.runtime.monotonicClock().nanoTime();
+		boolean wasOurs = ours();
+		boolean wasClaimable = claimable(now);
+		if (failure != null) {
+			// not seen: the wait for a free key starts again from the next look
+			this.freeSinceNanos = NEVER;
+			Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
+			logger.debug("{} could not be read: {}", describe(), cause.toString());
+		}
+		else {
+			this.seen = look.key;
+			String problem = look.problem;
+			if (problem != null && !problem.equals(this.problem)) {
+				logger.error(problem);
+			}
+			this.problem = problem;
+			boolean sameHolder = look.holder.equals(this.seenHolder);
+			this.seenHolder = look.holder;
+			if (!look.free || problem != null) {
+				this.freeSinceNanos = NEVER;
+			}
+			else if (this.freeSinceNanos == NEVER || !sameHolder) {
+				this.freeSinceNanos = now;
+				this.runtime.scheduler().schedule(this::tell, this.leaseDurationNanos);
+			}
+		}
+		if (wasOurs != ours() || wasClaimable != claimable(now)) {
+			tell();
+		}
+		this.nextLook = this.runtime.scheduler().schedule(this::look, this.retryPeriodNanos);
+	}
+
+	private void tell() {
+		Runnable told;
+		synchronized (this) {
+			if (!this.following) {
+				return;
+			}
+			told = this.changed;
+		}
+		told.run();
+	}
+
+	/**
+	 * What one look saw.
+	 *
+	 * @param holder what the key names, with the Pod's uid when there is that Pod
+	 * @param free whether the old replicas take the key as it is: empty, or a Pod gone or not Ready
+	 * @param problem why the key cannot be taken as it is; {@code null} when it can be judged
+	 */
+	private record Look(LeaderKey key, String holder, boolean free, String problem) {
+
+		Look withProblem(String problem) {
+			return new Look(this.key, this.holder, this.free, problem);
+		}
+
+	}
+
+}
