@@ -784,4 +784,110 @@ class LeaderElectionSettingsResolverTests {
 		assertThat(ex.getReason()).contains("'orders-1-of-2'");
 	}
 
+
+	// ---- migration from spring-cloud-kubernetes' ConfigMap leader
+
+	@Test
+	void noMigrationByDefault() {
+		assertThat(resolve().elections()).extracting(ElectionSettings::migration).containsOnlyNulls();
+	}
+
+	@Test
+	void aMigrationOfTheDefaultElectionKeysOnSpringCloudKubernetesRoleAndThisPod() {
+		this.properties.getConfigMapMigration().setEnabled(true);
+		this.environment.put("spring.cloud.kubernetes.leader.role", "orders-job");
+		this.environment.put("POD_NAME", "orders-7d9f-abcde");
+		assertThat(resolve().elections().get(0).migration())
+			.isEqualTo(new ElectionSettings.Migration("leaders", "leader.id.orders-job", "orders-7d9f-abcde"));
+	}
+
+	@Test
+	void aMigrationTakesSpringCloudKubernetesConfigMapAndPrefixUnlessItsOwnAreSet() {
+		this.properties.getConfigMapMigration().setEnabled(true);
+		this.environment.put("spring.cloud.kubernetes.leader.config-map-name", "old-leaders");
+		this.environment.put("spring.cloud.kubernetes.leader.leader-id-prefix", "id.");
+		this.environment.put("HOSTNAME", "orders-host");
+		assertThat(resolve().elections().get(0).migration())
+			.isEqualTo(new ElectionSettings.Migration("old-leaders", "id.default", "orders-host"));
+		this.properties.getConfigMapMigration().setConfigMapName("mine");
+		this.properties.getConfigMapMigration().setKeyPrefix("lead.");
+		this.properties.getConfigMapMigration().setRole("billing");
+		assertThat(resolve().elections().get(0).migration())
+			.isEqualTo(new ElectionSettings.Migration("mine", "lead.billing", "orders-host"));
+	}
+
+	@Test
+	void aNamedElectionMigratesUnderItsOwnNameWhenItsRoleIsUnset() {
+		this.environment.put("POD_NAME", "orders-0");
+		LeaderElectionProperties.Election billing = election();
+		billing.getConfigMapMigration().setEnabled(true);
+		this.properties.getElections().put("billing", billing);
+		LeaderElectionSettings settings = resolve();
+		assertThat(settings.elections().get(0).migration()).isNull();
+		assertThat(settings.elections().get(1).migration())
+			.isEqualTo(new ElectionSettings.Migration("leaders", "leader.id.billing", "orders-0"));
+	}
+
+	@Test
+	void aMigrationWithNoRoleIsRejected() {
+		this.environment.put("POD_NAME", "orders-0");
+		this.properties.getConfigMapMigration().setEnabled(true);
+		this.properties.getConfigMapMigration().setRole(" ");
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.config-map-migration.role");
+		assertThat(ex.getReason()).contains("must name the role the old replicas elect a leader for");
+	}
+
+	@Test
+	void aRoleThatMakesNoConfigMapKeyIsRejected() {
+		this.environment.put("POD_NAME", "orders-0");
+		this.properties.getConfigMapMigration().setEnabled(true);
+		this.properties.getConfigMapMigration().setRole("orders/jobs");
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.config-map-migration.role");
+		assertThat(ex.getReason()).contains("'leader.id.orders/jobs', which is not one");
+	}
+
+	@Test
+	void aMigrationWithoutPodNameIsRejected() {
+		this.properties.getConfigMapMigration().setEnabled(true);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.config-map-migration.enabled");
+		assertThat(ex.getReason()).contains("POD_NAME (or HOSTNAME)", "readiness");
+	}
+
+	@Test
+	void anInvalidConfigMapNameIsRejected() {
+		this.environment.put("POD_NAME", "orders-0");
+		this.properties.getConfigMapMigration().setEnabled(true);
+		this.properties.getConfigMapMigration().setConfigMapName("Leaders!");
+		assertThat(invalid().getProperty()).isEqualTo("leader.election.config-map-migration.config-map-name");
+	}
+
+	@Test
+	void twoElectionsMigratingToOneKeyAreRejected() {
+		this.environment.put("POD_NAME", "orders-0");
+		this.properties.getConfigMapMigration().setEnabled(true);
+		this.properties.getConfigMapMigration().setRole("billing");
+		LeaderElectionProperties.Election billing = election();
+		this.properties.getElections().put("billing", billing);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.config-map-migration.role");
+		assertThat(ex.getReason()).contains("election 'default'", "'leader.id.billing'");
+	}
+
+	@Test
+	void aMigrationOfAForLifeOrShardedElectionIsRejected() {
+		this.environment.put("POD_NAME", "orders-0");
+		LeaderElectionProperties.Election orders = sharded(2);
+		orders.getConfigMapMigration().setEnabled(true);
+		assertThat(invalid().getProperty()).isEqualTo("leader.election.elections.orders.config-map-migration.enabled");
+		this.properties.getElections().clear();
+		this.properties.getConfigMapMigration().setEnabled(true);
+		this.properties.setMode(LeaderElectionProperties.Mode.FOR_LIFE);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.config-map-migration.enabled");
+		assertThat(ex.getReason()).contains("lease mode only");
+	}
+
 }
