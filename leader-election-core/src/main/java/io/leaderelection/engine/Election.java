@@ -420,7 +420,8 @@ final class Election {
 
 	/**
 	 * Gives up the term held, and stays out of the election until one lease duration after the
-	 * release, or until another candidate took the Lease over. A claim on its way is given back
+	 * release (in a migration, two and a retry period, as the others first wait a lease duration
+	 * for the key), or until another candidate took the Lease over. A claim on its way is given back
 	 * if it succeeds.
 	 */
 	synchronized StepDown stepDown() {
@@ -1594,7 +1595,9 @@ final class Election {
 		release.outcome = outcome;
 		release.detail = detail;
 		if (release.cause == RevocationCause.STEPPED_DOWN && this.stayingOut) {
-			stayOut(this.leaseDurationNanos);
+			// in a migration the others first wait a lease duration for the key the release removed
+			stayOut((this.migrationKey != null) ? 2 * this.leaseDurationNanos + this.retryPeriodNanos
+					: this.leaseDurationNanos);
 		}
 		release.done.complete(null);
 		if (this.running && this.term == null && this.claim == null) {
