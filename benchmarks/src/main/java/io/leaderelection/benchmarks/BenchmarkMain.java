@@ -23,6 +23,10 @@ import org.netcrusher.core.reactor.NioReactor;
  */
 public final class BenchmarkMain {
 
+	/** The sections of the benchmarks file that harnesses run apart record, in the file's order. */
+	static final List<MarkdownSection> SEPARATE_SECTIONS = List.of(PodDeletionTakeovers.SECTION, ShardSpread.SECTION,
+			RenewCadence.SECTION);
+
 	private BenchmarkMain() {
 	}
 
@@ -31,17 +35,12 @@ public final class BenchmarkMain {
 		Report report = new Report(settings, String.join(" ", args));
 		report.machineBefore();
 		OurImplementation ours = new OurImplementation();
-		Fabric8Implementation fabric8Old = Fabric8Implementation.onOwnClasspath("fabric8-7.3.1");
-		Fabric8Implementation fabric8New = Fabric8Implementation.isolated("fabric8-7.8.0");
-		for (Fabric8Implementation fabric8 : List.of(fabric8Old, fabric8New)) {
-			String expected = fabric8.key().substring("fabric8-".length());
-			if (!fabric8.version().startsWith(expected + " ")) {
-				throw new IllegalStateException(fabric8.key() + " runs fabric8 " + fabric8.version());
-			}
+		List<Fabric8Implementation> baselines = Fabric8Implementation.baselines();
+		for (Fabric8Implementation fabric8 : baselines) {
 			report.fabric8Version(fabric8.key(), fabric8.version());
 			log("fabric8 baseline " + fabric8.key() + " runs fabric8 " + fabric8.version());
 		}
-		List<Implementation> implementations = List.<Implementation>of(ours, fabric8Old, fabric8New)
+		List<Implementation> implementations = List.<Implementation>of(ours, baselines.get(0), baselines.get(1))
 			.stream()
 			.filter((implementation) -> settings.implementations().contains(implementation.key()))
 			.toList();
@@ -114,11 +113,15 @@ public final class BenchmarkMain {
 		Path output = settings.quick() ? Path.of("target", "benchmarks-quick.md")
 				: Path.of(Fabric8Implementation.property("benchmarks.output"));
 		Files.createDirectories(output.toAbsolutePath().getParent());
-		// The sections PodDeletionTakeovers and ShardSpread record (runs of their own) are kept as they were.
-		String podDeletion = PodDeletionTakeovers.SECTION.recorded(output);
-		String shardSpread = ShardSpread.SECTION.recorded(output);
-		String kept = (podDeletion != null) ? markdown + "\n" + podDeletion : markdown;
-		Files.writeString(output, (shardSpread != null) ? kept + (kept.endsWith("\n\n") ? "" : "\n") + shardSpread : kept);
+		// The sections the harnesses run apart record are kept as they were, in this order.
+		String kept = markdown;
+		for (MarkdownSection section : SEPARATE_SECTIONS) {
+			String recorded = section.recorded(output);
+			if (recorded != null) {
+				kept = kept + (kept.endsWith("\n\n") ? "" : "\n") + recorded;
+			}
+		}
+		Files.writeString(output, kept);
 		log("written to " + output.toAbsolutePath().normalize());
 		System.exit(0);
 	}
@@ -130,7 +133,7 @@ public final class BenchmarkMain {
 	}
 
 	/** Runs the job for every implementation at once, on separate Leases; results in order. */
-	private static <T> List<T> inParallel(List<Implementation> implementations, Job<T> job) throws Exception {
+	static <T> List<T> inParallel(List<Implementation> implementations, Job<T> job) throws Exception {
 		ExecutorService executor = Executors.newFixedThreadPool(implementations.size());
 		try {
 			List<Future<T>> futures = new ArrayList<>();

@@ -2,7 +2,10 @@ package io.leaderelection.benchmarks;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.leaderelection.baseline.fabric8.Fabric8Baseline;
 
@@ -30,6 +33,21 @@ final class Fabric8Implementation implements Implementation {
 	/** fabric8 from the class path file written by the fabric8-baseline module (7.8.0). */
 	static Fabric8Implementation isolated(String key) {
 		return new Fabric8Implementation(key, Fabric8Baseline.isolated(Path.of(property("fabric8-baseline.classpath"))));
+	}
+
+	/**
+	 * The two baselines, fabric8 7.3.1 (this module's) and 7.8.0 (isolated), keyed
+	 * {@code fabric8-7.3.1} and {@code fabric8-7.8.0}, each checked to run the version its key names.
+	 */
+	static List<Fabric8Implementation> baselines() {
+		List<Fabric8Implementation> baselines = List.of(onOwnClasspath("fabric8-7.3.1"), isolated("fabric8-7.8.0"));
+		for (Fabric8Implementation fabric8 : baselines) {
+			String expected = fabric8.key().substring("fabric8-".length());
+			if (!fabric8.version().startsWith(expected + " ")) {
+				throw new IllegalStateException(fabric8.key() + " runs fabric8 " + fabric8.version());
+			}
+		}
+		return baselines;
 	}
 
 	static String property(String name) {
@@ -73,6 +91,49 @@ final class Fabric8Implementation implements Implementation {
 		return client.campaign(namespace, leaseName, identity, timings.leaseDuration(),
 				timings.renewDeadline(), timings.retryPeriod(), releaseOnCancel, false, null, () -> Duration.ZERO,
 				onStartLeading, onStopLeading);
+	}
+
+	/**
+	 * One LeaderElector per election on one client, campaigning once each (as fabric8's do), not
+	 * releasing on cancel; the identity of election i is the client's name followed by {@code -i}.
+	 */
+	@Override
+	public ElectionGroup elections(int port, String clientName, String namespace, int count, Timings timings) {
+		Fabric8Baseline.Client client = client(port, clientName);
+		AtomicInteger leading = new AtomicInteger();
+		AtomicInteger losses = new AtomicInteger();
+		List<Runnable> cancels = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			cancels.add(campaign(client, namespace, "lease-" + i, clientName + "-" + i, timings, false,
+					leading::incrementAndGet, () -> {
+						leading.decrementAndGet();
+						losses.incrementAndGet();
+					}));
+		}
+		return new ElectionGroup() {
+
+			@Override
+			public int leading() {
+				return leading.get();
+			}
+
+			@Override
+			public int losses() {
+				return losses.get();
+			}
+
+			@Override
+			public void close() {
+				try {
+					for (Runnable cancel : cancels) {
+						cancel.run();
+					}
+				}
+				finally {
+					client.close();
+				}
+			}
+		};
 	}
 
 	@Override

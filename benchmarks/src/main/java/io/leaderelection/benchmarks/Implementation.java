@@ -1,5 +1,7 @@
 package io.leaderelection.benchmarks;
 
+import java.time.Duration;
+
 /** An elector implementation under test: this project's engine or a version of fabric8's. */
 interface Implementation {
 
@@ -12,6 +14,11 @@ interface Implementation {
 	/** Whether followers are expected to watch the Lease (and so are ready once the watch is open). */
 	boolean followersWatch();
 
+	/** How long after a successful renewal its leader sends the next one, with these timings. */
+	default Duration renewPeriod(Timings timings) {
+		return timings.retryPeriod();
+	}
+
 	/**
 	 * A candidate with its own client, talking to the API server (or a proxy) on the given
 	 * loopback port, every request carrying its identity in {@link ApiServer#CLIENT_HEADER}.
@@ -19,5 +26,12 @@ interface Implementation {
 	 */
 	Candidate candidate(String identity, int port, String leaseName, Timings timings, boolean releaseOnStop,
 			Candidate.Gates gates);
+
+	/**
+	 * Starts elections on one client of their own (named {@code clientName} in
+	 * {@link ApiServer#CLIENT_HEADER}), each alone on its Lease {@code lease-0} to
+	 * {@code lease-(count - 1)} in the namespace, as one replica runs them.
+	 */
+	ElectionGroup elections(int port, String clientName, String namespace, int count, Timings timings);
 
 }

@@ -1,14 +1,19 @@
 package io.leaderelection.benchmarks;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
+import io.leaderelection.LeaderStatus;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.RevocationCause;
@@ -16,18 +21,49 @@ import io.leaderelection.kubernetes.KubernetesLeaseStores;
 
 /**
  * This project's engine, built as the auto-configuration builds it: one engine per replica on
- * its own threads ({@link LeaderElectionThreads}) and its own fabric8 client.
+ * its own threads ({@link LeaderElectionThreads}) and its own fabric8 client. Its leaders renew
+ * every retry period unless it was made with {@link #renewingEvery}.
  */
 final class OurImplementation implements Implementation {
 
+	private final String key;
+
+	private final String label;
+
+	private final Function<Timings, Duration> renewPeriod;
+
+	/** Leaders renewing every retry period ({@code ElectionSettings}' six-argument constructor). */
+	OurImplementation() {
+		this("ours", "this project", Timings::retryPeriod);
+	}
+
+	private OurImplementation(String key, String label, Function<Timings, Duration> renewPeriod) {
+		this.key = key;
+		this.label = label;
+		this.renewPeriod = renewPeriod;
+	}
+
+	/**
+	 * Leaders renewing every given period ({@link ElectionSettings#renewingEvery}), told apart from
+	 * other variants by the key (in Lease and client names) and the label.
+	 */
+	static OurImplementation renewingEvery(String key, String label, Function<Timings, Duration> renewPeriod) {
+		return new OurImplementation(key, label, renewPeriod);
+	}
+
 	@Override
 	public String key() {
-		return "ours";
+		return this.key;
 	}
 
 	@Override
 	public String label() {
-		return "this project";
+		return this.label;
+	}
+
+	@Override
+	public Duration renewPeriod(Timings timings) {
+		return this.renewPeriod.apply(timings);
 	}
 
 	@Override
@@ -43,15 +79,76 @@ final class OurImplementation implements Implementation {
 			.build()).build();
 	}
 
+	/** An election on a renewed Lease, its leader renewing every retry period. */
 	static ElectionSettings settings(String name, String namespace, String leaseName, Timings timings) {
 		return new ElectionSettings(name, namespace, leaseName, timings.leaseDuration(), timings.renewDeadline(),
 				timings.retryPeriod());
 	}
 
+	/** An election on a renewed Lease, its leader renewing every {@link #renewPeriod(Timings)}. */
+	ElectionSettings election(String name, String namespace, String leaseName, Timings timings) {
+		return settings(name, namespace, leaseName, timings).renewingEvery(renewPeriod(timings));
+	}
+
 	@Override
 	public Candidate candidate(String identity, int port, String leaseName, Timings timings, boolean releaseOnStop,
 			Candidate.Gates gates) {
-		return new OurCandidate(identity, port, leaseName, timings, releaseOnStop, gates);
+		return new OurCandidate(identity, port, election("default", ApiServer.NAMESPACE, leaseName, timings),
+				releaseOnStop, gates);
+	}
+
+	/** One engine with every election, on one client and its own threads, as one replica runs them. */
+	@Override
+	public ElectionGroup elections(int port, String clientName, String namespace, int count, Timings timings) {
+		KubernetesClient client = client(port, clientName);
+		List<ElectionSettings> settings = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			settings.add(election("e" + i, namespace, "lease-" + i, timings));
+		}
+		AtomicInteger losses = new AtomicInteger();
+		ElectionListener countingLosses = new ElectionListener() {
+			@Override
+			public void revoked(String election, RevocationCause cause, long gateClosedAt) {
+				losses.incrementAndGet();
+			}
+		};
+		LeaderElectionThreads threads = new LeaderElectionThreads();
+		KubernetesLeaseStores stores = new KubernetesLeaseStores(client, threads.blockingCalls());
+		ElectionEngine engine = new ElectionEngine(clientName, settings, stores, threads.runtime(),
+				List.of(countingLosses));
+		engine.start();
+		return new ElectionGroup() {
+
+			@Override
+			public int leading() {
+				return (int) engine.statuses().values().stream().filter(LeaderStatus::leader).count();
+			}
+
+			@Override
+			public int losses() {
+				return losses.get();
+			}
+
+			@Override
+			public void close() {
+				try {
+					engine.stop(false).get(30, TimeUnit.SECONDS);
+				}
+				catch (Exception ex) {
+					throw new IllegalStateException(clientName + " did not stop", ex);
+				}
+				finally {
+					try {
+						threads.close();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+					stores.close();
+					client.close();
+				}
+			}
+		};
 	}
 
 	private static final class OurCandidate implements Candidate {
@@ -70,7 +167,7 @@ final class OurImplementation implements Implementation {
 
 		private boolean running;
 
-		OurCandidate(String identity, int port, String leaseName, Timings timings, boolean releaseOnStop,
+		OurCandidate(String identity, int port, ElectionSettings settings, boolean releaseOnStop,
 				Candidate.Gates gates) {
 			this.identity = identity;
 			this.releaseOnStop = releaseOnStop;
@@ -87,9 +184,8 @@ final class OurImplementation implements Implementation {
 				}
 			};
 			this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
-			this.engine = new ElectionEngine(identity,
-					List.of(settings("default", ApiServer.NAMESPACE, leaseName, timings)), this.stores,
-					this.threads.runtime(), List.of(listener));
+			this.engine = new ElectionEngine(identity, List.of(settings), this.stores, this.threads.runtime(),
+					List.of(listener));
 		}
 
 		@Override

@@ -3,8 +3,6 @@ package io.leaderelection.benchmarks;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -388,23 +386,8 @@ public final class PodDeletionTakeovers {
 			Instant started, Instant finished, String loadBefore, String loadAfter) {
 		StringBuilder out = new StringBuilder();
 		out.append(HEADING).append("\n\n");
-		out.append("Produced by\n\n```shell\n").append(COMMAND);
-		if (!arguments.isEmpty()) {
-			out.append(" -Dbenchmarks.args=\"").append(arguments).append('"');
-		}
-		out.append("\n```\n\n");
-		if (quick) {
-			out.append("**A quick trial run (scaled timings, few trials): not the figures of record.**\n\n");
-		}
-		DateTimeFormatter iso = DateTimeFormatter.ISO_INSTANT;
-		out.append("- Date: ")
-			.append(iso.format(started.truncatedTo(ChronoUnit.SECONDS)))
-			.append(" to ")
-			.append(iso.format(finished.truncatedTo(ChronoUnit.SECONDS)))
-			.append(" (")
-			.append(Duration.between(started, finished).toMinutes())
-			.append(" min)\n");
-		Report.machineAndLoad(out, loadBefore, loadAfter);
+		Report.producedBy(out, COMMAND, arguments, quick ? "scaled timings, few trials" : null, started, finished,
+				loadBefore, loadAfter);
 		out.append("- Timings ")
 			.append(timings)
 			.append(" (lease duration / renew deadline / retry period")

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -83,18 +84,9 @@ final class Report {
 	String markdown(Instant finished) {
 		StringBuilder out = new StringBuilder();
 		out.append("# Benchmarks: this project's elector against fabric8's LeaderElector\n\n");
-		out.append("Produced by\n\n```shell\n").append(COMMAND);
-		if (!this.arguments.isBlank()) {
-			out.append(" -Dbenchmarks.args=\"").append(this.arguments).append('"');
-		}
-		out.append("\n```\n\n");
-		if (this.settings.quick()) {
-			out.append("**A quick trial run (scaled timings, few samples): not the figures of record.**\n\n");
-		}
-		out.append("- Date: ").append(DateTimeFormatter.ISO_INSTANT.format(this.started.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)))
-			.append(" to ").append(DateTimeFormatter.ISO_INSTANT.format(finished.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)))
-			.append(" (").append(Duration.between(this.started, finished).toMinutes()).append(" min)\n");
-		machineAndLoad(out, this.loadBefore, this.loadAfter);
+		producedBy(out, COMMAND, this.arguments,
+				this.settings.quick() ? "scaled timings, few samples" : null, this.started, finished, this.loadBefore,
+				this.loadAfter);
 		out.append("- Baselines, loaded in class loaders of their own in the same JVM: ");
 		List<String> versions = new ArrayList<>();
 		this.fabric8Versions.forEach((key, version) -> versions.add(key + " runs " + version));
@@ -554,6 +546,34 @@ final class Report {
 	private static String nanos(double nanos) {
 		return (Math.abs(nanos) >= 100) ? String.format(Locale.ROOT, "%.0f", nanos)
 				: String.format(Locale.ROOT, "%.1f", nanos);
+	}
+
+	/**
+	 * The opening of a recorded run: the command that produced it (with its arguments), a warning
+	 * if it was a quick trial, its dates and duration, the machine and its load before and after.
+	 * @param quick what makes the quick trial short, {@code null} for a run of record
+	 */
+	static void producedBy(StringBuilder out, String command, String arguments, String quick, Instant started,
+			Instant finished, String loadBefore, String loadAfter) {
+		out.append("Produced by\n\n```shell\n").append(command);
+		if (!arguments.isBlank()) {
+			out.append(" -Dbenchmarks.args=\"").append(arguments.trim()).append('"');
+		}
+		out.append("\n```\n\n");
+		if (quick != null) {
+			out.append("**A quick trial run (").append(quick).append("): not the figures of record.**\n\n");
+		}
+		long seconds = Duration.between(started, finished).toSeconds();
+		out.append("- Date: ")
+			.append(DateTimeFormatter.ISO_INSTANT.format(started.truncatedTo(ChronoUnit.SECONDS)))
+			.append(" to ")
+			.append(DateTimeFormatter.ISO_INSTANT.format(finished.truncatedTo(ChronoUnit.SECONDS)))
+			.append(" (")
+			.append(seconds / 60)
+			.append(" min")
+			.append((seconds % 60 != 0) ? " " + (seconds % 60) + " s" : "")
+			.append(")\n");
+		machineAndLoad(out, loadBefore, loadAfter);
 	}
 
 	/** The lines of a report naming the machine and its load before and after the run. */

@@ -2,21 +2,10 @@ package io.leaderelection.benchmarks;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.leaderelection.baseline.fabric8.Fabric8Baseline;
-import io.leaderelection.engine.ElectionEngine;
-import io.leaderelection.engine.ElectionListener;
-import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.engine.LeaderElectionThreads;
-import io.leaderelection.engine.RevocationCause;
-import io.leaderelection.kubernetes.KubernetesLeaseStores;
 
 /**
  * One JVM running N elections of one implementation, each alone on its own Lease (so it leads),
@@ -47,41 +36,11 @@ public final class ScaleChild {
 		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
 		say("BASE threads=" + threads.getThreadCount());
 		long startedAt = System.nanoTime();
-		BooleanSupplier allLead;
-		AtomicInteger losses = new AtomicInteger();
-		if (key.equals("ours")) {
-			KubernetesClient client = OurImplementation.client(port, clientName);
-			List<ElectionSettings> settings = new ArrayList<>();
-			for (int i = 0; i < elections; i++) {
-				settings.add(OurImplementation.settings("e" + i, namespace, "lease-" + i, timings));
-			}
-			ElectionListener countingLosses = new ElectionListener() {
-				@Override
-				public void revoked(String election, RevocationCause cause, long gateClosedAt) {
-					losses.incrementAndGet();
-				}
-			};
-			LeaderElectionThreads electorThreads = new LeaderElectionThreads();
-			ElectionEngine engine = new ElectionEngine(clientName, settings,
-					new KubernetesLeaseStores(client, electorThreads.blockingCalls()), electorThreads.runtime(),
-					List.of(countingLosses));
-			engine.start();
-			allLead = () -> engine.statuses().values().stream().allMatch((status) -> status.leader());
-		}
-		else {
-			Fabric8Implementation fabric8 = key.equals("fabric8-7.8.0") ? Fabric8Implementation.isolated(key)
-					: Fabric8Implementation.onOwnClasspath(key);
-			Fabric8Baseline.Client client = fabric8.client(port, clientName);
-			AtomicInteger leading = new AtomicInteger();
-			for (int i = 0; i < elections; i++) {
-				Fabric8Implementation.campaign(client, namespace, "lease-" + i, clientName + "-" + i, timings, false,
-						leading::incrementAndGet, () -> {
-							leading.decrementAndGet();
-							losses.incrementAndGet();
-						});
-			}
-			allLead = () -> leading.get() == elections;
-		}
+		Implementation implementation = key.equals("ours") ? new OurImplementation()
+				: key.equals("fabric8-7.8.0") ? Fabric8Implementation.isolated(key)
+						: Fabric8Implementation.onOwnClasspath(key);
+		ElectionGroup running = implementation.elections(port, clientName, namespace, elections, timings);
+		BooleanSupplier allLead = () -> running.leading() == elections;
 		long deadline = System.nanoTime() + 300_000_000_000L;
 		while (!allLead.getAsBoolean()) {
 			if (System.nanoTime() - deadline > 0) {
@@ -116,7 +75,7 @@ public final class ScaleChild {
 		System.gc();
 		long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
 		say("RESULT threads=" + maxThreads + " electorThreads=" + maxElectorThreads + " heapBytes=" + heap
-				+ " cpuNanos=" + cpu + " windowNanos=" + window + " allLead=" + stillLead + " losses=" + losses.get());
+				+ " cpuNanos=" + cpu + " windowNanos=" + window + " allLead=" + stillLead + " losses=" + running.losses());
 		say("THREADS " + groups);
 		System.out.flush();
 		Runtime.getRuntime().halt(0);

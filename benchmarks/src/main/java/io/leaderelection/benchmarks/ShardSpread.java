@@ -3,8 +3,6 @@ package io.leaderelection.benchmarks;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -925,25 +923,8 @@ public final class ShardSpread {
 			String loadBefore, String loadAfter) {
 		StringBuilder out = new StringBuilder();
 		out.append(HEADING).append("\n\n");
-		out.append("Produced by\n\n```shell\n").append(COMMAND);
-		if (!arguments.isEmpty()) {
-			out.append(" -Dbenchmarks.args=\"").append(arguments).append('"');
-		}
-		out.append("\n```\n\n");
-		if (quick) {
-			out.append("**A quick trial run (one trial, a short window): not the figures of record.**\n\n");
-		}
-		DateTimeFormatter iso = DateTimeFormatter.ISO_INSTANT;
-		out.append("- Date: ")
-			.append(iso.format(started.truncatedTo(ChronoUnit.SECONDS)))
-			.append(" to ")
-			.append(iso.format(finished.truncatedTo(ChronoUnit.SECONDS)))
-			.append(" (")
-			.append(Duration.between(started, finished).toSeconds() / 60)
-			.append(" min ")
-			.append(Duration.between(started, finished).toSeconds() % 60)
-			.append(" s)\n");
-		Report.machineAndLoad(out, loadBefore, loadAfter);
+		Report.producedBy(out, COMMAND, arguments, quick ? "one trial, a short window" : null, started, finished,
+				loadBefore, loadAfter);
 		out.append("- API server: fabric8's `KubernetesMockServer` 7.3.1 in CRUD mode on 127.0.0.1, in the harness's ")
 			.append("JVM (its CRUD dispatcher answers label selectors on list and watch, which the member Leases' ")
 			.append("informer uses); requests counted at the server, by a header each client sends.\n");

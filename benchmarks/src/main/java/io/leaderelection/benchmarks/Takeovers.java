@@ -20,10 +20,10 @@ import org.netcrusher.core.reactor.NioReactor;
  * <p>
  * Each sample: a leader and one follower that has been running long enough to have sent its
  * first request (and, for a watching follower, opened its watch and been sent a renewal of the
- * leader through it); then a pause drawn uniformly
- * from [0, 2.2 retry periods) with the same seed for every implementation, so that the stop falls
- * anywhere in a polling follower's cycle; then the stop. The follower becomes the next leader
- * and a new follower starts.
+ * leader through it); then a pause drawn uniformly from [0, 2.2 cycles), a cycle being the retry
+ * period or the implementation's renew period, whichever is longer, with the same seed for every
+ * implementation, so that the stop falls anywhere in a polling follower's cycle and in the
+ * leader's; then the stop. The follower becomes the next leader and a new follower starts.
  */
 final class Takeovers {
 
@@ -67,6 +67,7 @@ final class Takeovers {
 		ExecutorService closing = Executors.newCachedThreadPool();
 		List<CompletableFuture<?>> closings = new ArrayList<>();
 		Duration takeoverTimeout = timings.leaseDuration().multipliedBy(2).plus(timings.retryPeriod().multipliedBy(5));
+		long cycleMillis = cycle(implementation, timings).toMillis();
 		int generation = 0;
 		Replica leader = replica(implementation, mode, prefix + generation++, lease, timings);
 		Replica follower = null;
@@ -80,7 +81,7 @@ final class Takeovers {
 			follower.candidate.start();
 			for (int sample = 0; sample < samples; sample++) {
 				awaitReady(implementation, follower, timings);
-				Thread.sleep((long) (random.nextDouble() * 2.2 * timings.retryPeriod().toMillis()));
+				Thread.sleep((long) (random.nextDouble() * 2.2 * cycleMillis));
 				long stoppedAt = System.nanoTime();
 				if (mode == Mode.GRACEFUL) {
 					leader.candidate.stop();
@@ -156,10 +157,16 @@ final class Takeovers {
 				: Replica.proxied(implementation, identity, this.server, this.reactor, lease, timings, false);
 	}
 
+	/** The retry period or the leader's renew period, whichever is longer. */
+	static Duration cycle(Implementation implementation, Timings timings) {
+		Duration renewPeriod = implementation.renewPeriod(timings);
+		return (renewPeriod.compareTo(timings.retryPeriod()) > 0) ? renewPeriod : timings.retryPeriod();
+	}
+
 	/** Until the follower has read the Lease once and, if it watches, opened its watch. */
 	private void awaitReady(Implementation implementation, Replica follower, Timings timings)
 			throws InterruptedException {
-		Duration timeout = timings.retryPeriod().multipliedBy(3).plusSeconds(5);
+		Duration timeout = cycle(implementation, timings).multipliedBy(3).plusSeconds(5);
 		if (!this.server.awaitRequest(follower.identity(), ApiServer.Kind.GET, timeout)) {
 			throw new IllegalStateException(follower.identity() + " sent no request within " + timeout);
 		}
