@@ -28,7 +28,7 @@ final class TestElectionProperties {
 	private static final String NAMESPACE = "leader.election.namespace";
 
 	private static final List<String> TIMINGS = List.of("leader.election.lease-duration",
-			"leader.election.renew-deadline", "leader.election.retry-period");
+			"leader.election.renew-deadline", "leader.election.retry-period", "leader.election.renew-period");
 
 	private static final ConfigurationPropertyName ELECTIONS = ConfigurationPropertyName.of("leader.election.elections");
 

@@ -379,7 +379,7 @@ public class LeaderElectionProperties {
 		private String keyPrefix;
 
 		/**
-		 * Role the old replicas elect a leader for (spring.cloud.kubernetes.leader.role). Defaults to spring.cloud.kubernetes.leader.role when set, else the election's name.
+		 * Role the old replicas elect a leader for (spring.cloud.kubernetes.leader.role). Defaults to spring.cloud.kubernetes.leader.role when set, else 'leader' for the default election (spring-cloud-kubernetes' own default) and the election's name for the others.
 		 */
 		private String role;
 

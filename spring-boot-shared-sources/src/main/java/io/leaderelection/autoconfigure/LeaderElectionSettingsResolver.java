@@ -283,7 +283,9 @@ public final class LeaderElectionSettingsResolver {
 			String keyPrefix = firstSet(values.getKeyPrefix(), this.defaults.getKeyPrefix(),
 					springCloudLeader("leader-id-prefix"), "leader.id.");
 			String roleProperty = ownPrefix + ".role";
-			String role = firstSet(values.getRole(), springCloudLeader("role"), election.name());
+			// spring-cloud-kubernetes' own candidate takes the role 'leader' when none is set
+			String role = firstSet(values.getRole(), springCloudLeader("role"),
+					LeaderElector.DEFAULT_ELECTION.equals(election.name()) ? "leader" : election.name());
 			if (role.isBlank()) {
 				throw new InvalidLeaderElectionPropertyException(roleProperty, role,
 						"must name the role the old replicas elect a leader for (spring.cloud.kubernetes.leader.role): "

@@ -808,7 +808,7 @@ class LeaderElectionSettingsResolverTests {
 		this.environment.put("spring.cloud.kubernetes.leader.leader-id-prefix", "id.");
 		this.environment.put("HOSTNAME", "orders-host");
 		assertThat(resolve().elections().get(0).migration())
-			.isEqualTo(new ElectionSettings.Migration("old-leaders", "id.default", "orders-host"));
+			.isEqualTo(new ElectionSettings.Migration("old-leaders", "id.leader", "orders-host"));
 		this.properties.getConfigMapMigration().setConfigMapName("mine");
 		this.properties.getConfigMapMigration().setKeyPrefix("lead.");
 		this.properties.getConfigMapMigration().setRole("billing");
