@@ -1,9 +1,6 @@
 package io.leaderelection.kubernetes;
 
-import java.net.InetAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,9 +9,6 @@ import java.util.stream.IntStream;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionSettings;
@@ -39,23 +33,16 @@ class BalancedShardsCrudServerTest {
 	private static final ElectionSettings ORDERS = new ElectionSettings("orders", "team-a", "shop-orders",
 			Duration.ofMillis(1500), Duration.ofMillis(1000), Duration.ofMillis(100));
 
-	private final List<AutoCloseable> resources = new ArrayList<>();
-
-	private KubernetesMockServer server;
+	private OpenedResources opened;
 
 	@BeforeEach
 	void startServer() {
-		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-				new KubernetesCrudDispatcher(), false);
-		this.server.init(InetAddress.getLoopbackAddress(), 0);
+		this.opened = new OpenedResources(new KubernetesCrudDispatcher());
 	}
 
 	@AfterEach
 	void close() throws Exception {
-		for (int last = this.resources.size() - 1; last >= 0; last--) {
-			this.resources.get(last).close();
-		}
-		this.server.destroy();
+		this.opened.close();
 	}
 
 	@Test
@@ -75,7 +62,7 @@ class BalancedShardsCrudServerTest {
 		assertThat(group.members()).isEqualTo(3);
 		assertThat(group.leases()).isEqualTo(SHARDS);
 
-		KubernetesClient tool = open(this.server.createClient());
+		KubernetesClient tool = open(this.opened.server().createClient());
 		List<Lease> shardLeases = tool.leases().inNamespace("team-a").withLabel(LeaseLabels.SHARD_OF, "shop-orders").list().getItems();
 		assertThat(shardLeases).extracting((lease) -> lease.getMetadata().getName())
 			.containsExactlyInAnyOrderElementsOf(IntStream.range(0, SHARDS).mapToObj((i) -> "shop-orders-" + i + "-of-8").toList());
@@ -96,9 +83,9 @@ class BalancedShardsCrudServerTest {
 
 	@Test
 	void theRecordOfAMemberGoneIsDeletedByAMemberStillThereOnceUnchangedForLong() {
-		KubernetesClient client = open(this.server.createClient());
+		KubernetesClient client = open(this.opened.server().createClient());
 		LeaderElectionThreads threads = open(new LeaderElectionThreads());
-		KubernetesMembership gone = new KubernetesMembership(open(this.server.createClient()), threads.blockingCalls(),
+		KubernetesMembership gone = new KubernetesMembership(open(this.opened.server().createClient()), threads.blockingCalls(),
 				"team-a");
 		gone.renew("shop-orders", "gone", Duration.ofSeconds(5)).join();
 		KubernetesMembership staying = new KubernetesMembership(client, threads.blockingCalls(), "team-a",
@@ -118,17 +105,16 @@ class BalancedShardsCrudServerTest {
 
 	private ElectionEngine engine(String identity) {
 		LeaderElectionThreads threads = open(new LeaderElectionThreads());
-		KubernetesClient client = open(this.server.createClient());
+		KubernetesClient client = open(this.opened.server().createClient());
 		List<ElectionSettings> shards = IntStream.range(0, SHARDS).mapToObj((index) -> ORDERS.shard(index, SHARDS, true)).toList();
 		KubernetesLeaseStores stores = open(new KubernetesLeaseStores(client, threads.blockingCalls()));
 		ElectionEngine engine = new ElectionEngine(identity, shards, stores, threads.runtime(), List.of());
-		this.resources.add(() -> engine.stop(false).join());
+		this.opened.open(() -> engine.stop(false).join());
 		return engine;
 	}
 
 	private <T extends AutoCloseable> T open(T resource) {
-		this.resources.add(resource);
-		return resource;
+		return this.opened.open(resource);
 	}
 
 }

@@ -1,8 +1,6 @@
 package io.leaderelection.kubernetes;
 
-import java.net.InetAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,9 +11,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
@@ -47,26 +42,19 @@ class ConfigMapMigrationCrudServerTest {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
 
-	private final List<AutoCloseable> resources = new ArrayList<>();
-
-	private KubernetesMockServer server;
+	private OpenedResources opened;
 
 	private KubernetesClient tool;
 
 	@BeforeEach
 	void startServer() {
-		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-				new KubernetesCrudDispatcher(), false);
-		this.server.init(InetAddress.getLoopbackAddress(), 0);
-		this.tool = open(this.server.createClient());
+		this.opened = new OpenedResources(new KubernetesCrudDispatcher());
+		this.tool = open(this.opened.server().createClient());
 	}
 
 	@AfterEach
 	void close() throws Exception {
-		for (int last = this.resources.size() - 1; last >= 0; last--) {
-			this.resources.get(last).close();
-		}
-		this.server.destroy();
+		this.opened.close();
 	}
 
 	@Test
@@ -160,13 +148,13 @@ class ConfigMapMigrationCrudServerTest {
 
 	private Replica replica(String podName) {
 		LeaderElectionThreads threads = open(new LeaderElectionThreads());
-		KubernetesClient client = open(this.server.createClient());
+		KubernetesClient client = open(this.opened.server().createClient());
 		KubernetesLeaseStores stores = open(new KubernetesLeaseStores(client, threads.blockingCalls()));
 		Replica replica = new Replica();
 		replica.engine = new ElectionEngine(podName + "-identity",
 				List.of(ORDERS.migratingFrom(new ElectionSettings.Migration("leaders", KEY, podName))), stores,
 				threads.runtime(), List.of(replica));
-		this.resources.add(() -> replica.engine.stop(false).join());
+		this.opened.open(() -> replica.engine.stop(false).join());
 		return replica;
 	}
 
@@ -222,8 +210,7 @@ class ConfigMapMigrationCrudServerTest {
 	}
 
 	private <T extends AutoCloseable> T open(T resource) {
-		this.resources.add(resource);
-		return resource;
+		return this.opened.open(resource);
 	}
 
 	private static final class Replica implements ElectionListener {

@@ -1,10 +1,8 @@
 package io.leaderelection.kubernetes;
 
 import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,9 +15,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
@@ -67,11 +62,9 @@ class RenewalsUnderApplicationLoadTest {
 	private static final ElectionSettings ORDERS = new ElectionSettings("orders", "team-a", "orders-leader",
 			Duration.ofMillis(2000), Duration.ofMillis(1500), Duration.ofMillis(250));
 
-	private final List<AutoCloseable> resources = new ArrayList<>();
-
 	private final AtomicInteger slowRequestsReceived = new AtomicInteger();
 
-	private KubernetesMockServer server;
+	private OpenedResources opened;
 
 	@BeforeEach
 	void startServer() {
@@ -89,17 +82,12 @@ class RenewalsUnderApplicationLoadTest {
 			}
 
 		};
-		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-				slowOnTheApplicationsPath, false);
-		this.server.init(InetAddress.getLoopbackAddress(), 0);
+		this.opened = new OpenedResources(slowOnTheApplicationsPath);
 	}
 
 	@AfterEach
 	void close() throws Exception {
-		for (int last = this.resources.size() - 1; last >= 0; last--) {
-			this.resources.get(last).close();
-		}
-		this.server.destroy();
+		this.opened.close();
 	}
 
 	@Test
@@ -108,7 +96,7 @@ class RenewalsUnderApplicationLoadTest {
 				? unix.getMaxFileDescriptorCount() : Long.MAX_VALUE;
 		assumeTrue(openFiles >= 2L * FLOOD + 1000, () -> "the flood needs about " + (2 * FLOOD + 1000)
 				+ " open files, and this process may open " + openFiles + " (ulimit -n)");
-		KubernetesClient application = open(this.server.createClient());
+		KubernetesClient application = open(this.opened.server().createClient());
 		LeaderElectionThreads threads = open(new LeaderElectionThreads());
 		KubernetesLeaseStores stores = open(new KubernetesLeaseStores(application, threads.blockingCalls()));
 		AtomicInteger revocations = new AtomicInteger();
@@ -133,7 +121,7 @@ class RenewalsUnderApplicationLoadTest {
 		};
 		ElectionEngine engine = new ElectionEngine("replica-a", List.of(ORDERS), stores, threads.runtime(),
 				List.of(listener));
-		this.resources.add(() -> engine.stop(false).join());
+		this.opened.open(() -> engine.stop(false).join());
 		engine.start();
 		await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
 			.until(() -> engine.isLeader("orders"));
@@ -147,7 +135,7 @@ class RenewalsUnderApplicationLoadTest {
 				.timeout(SLOW_ANSWER.toMillis() * 2, TimeUnit.MILLISECONDS)
 				.build(), String.class));
 		}
-		this.resources.add(() -> flood.forEach((request) -> request.cancel(true)));
+		this.opened.open(() -> flood.forEach((request) -> request.cancel(true)));
 
 		// every connection of the application's client is taken and the rest of the flood waits
 		await("the application's client saturated: " + CLIENT_CONNECTIONS + " slow requests at the server")
@@ -184,8 +172,7 @@ class RenewalsUnderApplicationLoadTest {
 	}
 
 	private <T extends AutoCloseable> T open(T resource) {
-		this.resources.add(resource);
-		return resource;
+		return this.opened.open(resource);
 	}
 
 }
