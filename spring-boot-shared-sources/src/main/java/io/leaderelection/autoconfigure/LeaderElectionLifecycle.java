@@ -20,8 +20,9 @@ import org.springframework.context.SmartLifecycle;
  * (Spring Boot's {@link ReadinessState#ACCEPTING_TRAFFIC}, published when the application is
  * ready): health, metrics and whatever the runners warm up are then in place before leader work
  * starts. When readiness turns to refusing traffic, a leader steps down as on a voluntary
- * release (gate closed, leader work drained, Lease released) and the replica campaigns again
- * once it accepts traffic.
+ * release (gate closed, leader work drained, Lease released unless
+ * {@code leader.election.release-on-shutdown} is off: a web application's shutdown begins with
+ * that change) and the replica campaigns again once it accepts traffic.
  * <p>
  * On shutdown, before the web server drains: refuses new leader work, closes every gate, waits
  * for the work under way (bounded by the drain timeout), then releases the held Leases.
@@ -108,7 +109,8 @@ public class LeaderElectionLifecycle
 			logger.info("'{}' refuses traffic: it steps down and stops campaigning until it accepts traffic again",
 					this.engine.identity());
 			this.campaigning = false;
-			this.engine.stop(true, RevocationCause.NOT_READY);
+			// a web application's shutdown begins with this change, so it keeps the Lease as the shutdown would
+			this.engine.stop(this.settings.releaseOnShutdown(), RevocationCause.NOT_READY);
 		}
 	}
 

@@ -67,7 +67,7 @@ public class LeaderElectionProperties {
 	private boolean campaignWhenReady = true;
 
 	/**
-	 * Whether to drain leader-only work and release held Leases when the application context closes.
+	 * Whether to drain leader-only work and release held Leases when the application context closes, or stops accepting traffic with campaign-when-ready.
 	 */
 	private boolean releaseOnShutdown = true;
 

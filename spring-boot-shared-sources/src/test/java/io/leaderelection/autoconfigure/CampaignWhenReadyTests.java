@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.LeaderOnly;
+import io.leaderelection.StepDown;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
@@ -85,6 +86,25 @@ class CampaignWhenReadyTests {
 			ready(context, true);
 			await().atMost(WAIT).until(engine::isLeader);
 			assertThat(engine.status("default").fencingToken()).isGreaterThan(firstToken);
+		});
+	}
+
+	@Test
+	void withReleaseOnShutdownOffALeaderRefusingTrafficLeavesItsLeaseToExpire() {
+		// a web application's shutdown begins with readiness refusing traffic
+		String lease = "kept";
+		server.createReleased(NAMESPACE, lease);
+		replica(lease, "a").withPropertyValues("leader.election.release-on-shutdown=false").run((context) -> {
+			ElectionEngine engine = context.getBean(ElectionEngine.class);
+			ready(context, true);
+			await().atMost(WAIT).until(engine::isLeader);
+			ready(context, false);
+			assertThat(engine.isLeader()).isFalse();
+			await().atMost(WAIT).untilAsserted(() -> assertThat(engine.health("default").lastRelease())
+				.extracting(StepDown::release)
+				.isEqualTo(StepDown.Release.NOT_WRITTEN));
+			assertThat(server.lease(NAMESPACE, lease).getSpec().getHolderIdentity()).isEqualTo("a");
+			assertThat(context.getBean(Revocations.class).causes).containsExactly(RevocationCause.NOT_READY);
 		});
 	}
 
