@@ -556,7 +556,7 @@ final class Election {
 			this.term = this.term.renewedAt(sentAt);
 			scheduleAttempt(sentAt + this.renewPeriodNanos - now());
 			Term held = this.term;
-			if (held.gateOpen() && this.migrationKey != null && !this.migrationKey.ours()) {
+			if (held.gateOpen() && this.migrationKey != null && !this.migrationKey.held()) {
 				lose(RevocationCause.MIGRATION_KEY_LOST, followerDelay());
 				return;
 			}
@@ -964,7 +964,7 @@ final class Election {
 	private synchronized void keyChanged() {
 		long now = now();
 		Term held = this.term;
-		if (held != null && held.gateOpen() && !this.migrationKey.ours()) {
+		if (held != null && held.gateOpen() && !this.migrationKey.held()) {
 			lose(RevocationCause.MIGRATION_KEY_LOST, followerDelay());
 			return;
 		}
@@ -1175,7 +1175,7 @@ final class Election {
 		if (this.claimingKey) {
 			return;
 		}
-		if (this.migrationKey != null && !this.migrationKey.ours()) {
+		if (this.migrationKey != null && !this.migrationKey.held()) {
 			claimKeyThenLease(seen, transitions);
 			return;
 		}

@@ -58,7 +58,8 @@ public final class MigrationKey {
 
 	private String problem;
 
-	private boolean ownPodFound;
+	/** Whether this replica's own Pod was Ready at the last look: the old replicas take the key of one that is not. */
+	private boolean ownPodReady;
 
 	/**
 	 * @param ownPod the name of the Pod this process runs in, written as the key's value
@@ -102,9 +103,21 @@ public final class MigrationKey {
 		return this.seen != null && this.ownPod.equals(this.seen.value());
 	}
 
-	/** Whether this replica may hold the key now: it is its own, or was free for a lease duration. */
+	/**
+	 * Whether this replica holds the key as the old replicas see it: it names this replica's Pod,
+	 * and that Pod was Ready at the last look. They take the key of a Pod that is not at once.
+	 */
+	synchronized boolean held() {
+		return ours() && this.ownPodReady;
+	}
+
+	/**
+	 * Whether this replica may take the key now: its own Pod is Ready, as an old replica writes
+	 * itself only when its Pod is, and the key is its own or was free for a lease duration.
+	 */
 	synchronized boolean claimable(long now) {
-		return ours() || (this.freeSinceNanos != NEVER && now - this.freeSinceNanos >= this.leaseDurationNanos);
+		return this.ownPodReady && (ours()
+				|| (this.freeSinceNanos != NEVER && now - this.freeSinceNanos >= this.leaseDurationNanos));
 	}
 
 	/** Why the key cannot be claimed, when it holds what is no Pod name or the Pod could not be read; else {@code null}. */
@@ -160,20 +173,16 @@ public final class MigrationKey {
 	}
 
 	/**
-	 * Until this replica's own Pod was found once: why the key must not name it. A key naming a
-	 * Pod that does not exist looks free to the old replicas, which would take it at once.
+	 * Reads this replica's own Pod: whether it is Ready, and, when it does not exist, why the key
+	 * must not name it. A key naming a Pod that does not exist, or is not Ready, looks free to the
+	 * old replicas, which take it at once.
 	 */
 	private CompletableFuture<String> ownPodProblem(Duration timeout) {
-		synchronized (this) {
-			if (this.ownPodFound) {
-				return CompletableFuture.completedFuture(null);
-			}
-		}
 		return this.store.pod(this.ownPod, timeout).thenApply((pod) -> {
+			synchronized (this) {
+				this.ownPodReady = pod != null && pod.ready();
+			}
 			if (pod != null) {
-				synchronized (this) {
-					this.ownPodFound = true;
-				}
 				return null;
 			}
 			return "Pod '" + this.ownPod + "' (POD_NAME, else HOSTNAME) does not exist beside " + describe()
@@ -211,11 +220,12 @@ public final class MigrationKey {
 			return;
 		}
 		long now = this.runtime.monotonicClock().nanoTime();
-		boolean wasOurs = ours();
+		boolean wasHeld = held();
 		boolean wasClaimable = claimable(now);
 		if (failure != null) {
 			// not seen: the wait for a free key starts again from the next look
 			this.freeSinceNanos = NEVER;
+			this.ownPodReady = false;
 			Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
 			logger.debug("{} could not be read: {}", describe(), cause.toString());
 		}
@@ -236,7 +246,7 @@ public final class MigrationKey {
 				this.runtime.scheduler().schedule(this::tell, this.leaseDurationNanos);
 			}
 		}
-		if (wasOurs != ours() || wasClaimable != claimable(now)) {
+		if (wasHeld != held() || wasClaimable != claimable(now)) {
 			tell();
 		}
 		this.nextLook = this.runtime.scheduler().schedule(this::look, this.retryPeriodNanos);

@@ -20,7 +20,8 @@ public enum RevocationCause {
 
 	/**
 	 * In a migration from an older leader election, that election's key stopped naming this
-	 * replica's Pod: an old replica took it.
+	 * replica's Pod (an old replica took it), or that Pod is not Ready, for which the old replicas
+	 * take it.
 	 */
 	MIGRATION_KEY_LOST(true),
 

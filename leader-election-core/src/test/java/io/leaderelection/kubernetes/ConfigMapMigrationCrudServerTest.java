@@ -88,6 +88,21 @@ class ConfigMapMigrationCrudServerTest {
 	}
 
 	@Test
+	void aReplicaWhosePodIsNotReadyLeavesAFreeKeyAloneAndStepsDownWhenItsPodTurnsUnready() {
+		// the old replicas take at once a key naming a Pod that is not Ready
+		pod("new-0", false);
+		Replica replica = replica("new-0");
+		replica.engine.start();
+		await().during(LEASE_DURATION.multipliedBy(2)).atMost(LEASE_DURATION.multipliedBy(3))
+			.until(() -> !replica.engine.isLeader("orders") && keyValue() == null);
+		pod("new-0", true);
+		await().atMost(WAIT).until(() -> replica.engine.isLeader("orders"));
+		pod("new-0", false);
+		await().atMost(WAIT).until(() -> !replica.engine.isLeader("orders"));
+		assertThat(replica.causes).containsExactly(RevocationCause.MIGRATION_KEY_LOST);
+	}
+
+	@Test
 	void theGateClosesAsSoonAsAnOldReplicaTakesTheKey() {
 		pod("new-0", true);
 		pod("old-0", true);
