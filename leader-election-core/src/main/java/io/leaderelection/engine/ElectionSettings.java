@@ -38,14 +38,8 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 	/** An election on a renewed Lease, renewed every retry period. */
 	public ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
 			Duration renewDeadline, Duration retryPeriod) {
-		this(name, namespace, leaseName, leaseDuration, renewDeadline, retryPeriod, null, null, null);
-	}
-
-	/** An election whose leader renews every retry period. */
-	public ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
-			Duration renewDeadline, Duration retryPeriod, ForLife forLife, Shard shard, String balanceGroup) {
-		this(name, namespace, leaseName, leaseDuration, renewDeadline, retryPeriod, forLife, shard, balanceGroup,
-				retryPeriod, null);
+		this(name, namespace, leaseName, leaseDuration, renewDeadline, retryPeriod, null, null, null, retryPeriod,
+				null);
 	}
 
 	public ElectionSettings {

@@ -38,6 +38,11 @@ final class ApiCalls {
 		this.serialization = client.getKubernetesSerialization();
 	}
 
+	/** How the objects sent and answered are written and read. */
+	KubernetesSerialization serialization() {
+		return this.serialization;
+	}
+
 	/** The API server's address, ending with a slash. */
 	String serverUri() {
 		String master = this.client.getMasterUrl().toString();

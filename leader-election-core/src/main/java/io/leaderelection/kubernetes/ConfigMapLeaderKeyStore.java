@@ -44,10 +44,9 @@ final class ConfigMapLeaderKeyStore implements LeaderKeyStore {
 	/**
 	 * @param pods reads the Pods the key names, in the same namespace
 	 */
-	ConfigMapLeaderKeyStore(ApiCalls calls, KubernetesSerialization serialization, KubernetesLeaseStore pods,
-			String namespace, String name, String key) {
+	ConfigMapLeaderKeyStore(ApiCalls calls, KubernetesLeaseStore pods, String namespace, String name, String key) {
 		this.calls = calls;
-		this.serialization = serialization;
+		this.serialization = calls.serialization();
 		this.pods = pods;
 		this.namespace = namespace;
 		this.name = name;

@@ -70,8 +70,8 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 	public LeaderKeyStore leaderKey(ElectionSettings election) {
 		ElectionSettings.Migration migration = election.migration();
 		return new ConfigMapLeaderKeyStore(new ApiCalls(this.client, this.httpClient),
-				this.client.getKubernetesSerialization(), forLease(election.namespace(), election.leaseName()),
-				election.namespace(), migration.configMapName(), migration.key());
+				forLease(election.namespace(), election.leaseName()), election.namespace(), migration.configMapName(),
+				migration.key());
 	}
 
 	@Override
