@@ -15,6 +15,7 @@ import io.leaderelection.actuate.endpoint.LeaderEndpointAutoConfiguration;
 import io.leaderelection.actuate.health.LeaderElectionHealthContributorAutoConfiguration;
 import io.leaderelection.actuate.health.LeaderElectionHealthIndicator;
 import io.leaderelection.actuate.metrics.LeaderElectionMetricsAutoConfiguration;
+import io.leaderelection.autoconfigure.leaderonly.FlagLifecycle;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
 import io.leaderelection.autoconfigure.leaderonly.UnknownLeaderOnlyElectionException;
 import io.leaderelection.engine.ElectionEngine;
@@ -30,7 +31,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.EventListener;
 import org.springframework.integration.leader.event.AbstractLeaderEvent;
 import org.springframework.integration.leader.event.OnGrantedEvent;
@@ -166,24 +166,7 @@ class StandaloneModeTests {
 	}
 
 	@LeaderOnly
-	static class Poller implements SmartLifecycle {
-
-		private volatile boolean running;
-
-		@Override
-		public void start() {
-			this.running = true;
-		}
-
-		@Override
-		public void stop() {
-			this.running = false;
-		}
-
-		@Override
-		public boolean isRunning() {
-			return this.running;
-		}
+	static class Poller extends FlagLifecycle {
 
 	}
 

@@ -2,8 +2,8 @@ package io.leaderelection.autoconfigure.leaderonly;
 
 import org.springframework.context.SmartLifecycle;
 
-/** A lifecycle bean that only remembers whether it runs: the gated bean of a validation test. */
-class FlagLifecycle implements SmartLifecycle {
+/** A lifecycle bean that only remembers whether it runs: a gated bean of the tests. */
+public class FlagLifecycle implements SmartLifecycle {
 
 	private volatile boolean running;
 

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.context.ApplicationContext;
-import org.springframework.context.SmartLifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -91,28 +90,16 @@ class LeaderOnlyLifecycleFailureTests {
 
 	/** Stands for a listener container whose broker is unreachable at the first start. */
 	@LeaderOnly
-	static class FailsToStartOnce implements SmartLifecycle {
+	static class FailsToStartOnce extends FlagLifecycle {
 
 		private final AtomicInteger starts = new AtomicInteger();
-
-		private volatile boolean running;
 
 		@Override
 		public void start() {
 			if (this.starts.incrementAndGet() == 1) {
 				throw new IllegalStateException("broker unreachable");
 			}
-			this.running = true;
-		}
-
-		@Override
-		public void stop() {
-			this.running = false;
-		}
-
-		@Override
-		public boolean isRunning() {
-			return this.running;
+			super.start();
 		}
 
 		public int starts() {
