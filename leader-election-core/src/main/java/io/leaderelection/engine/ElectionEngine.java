@@ -118,7 +118,7 @@ public final class ElectionEngine implements LeaderElector {
 	 * @throws ForLifePodException when that Pod is not found or cannot be read; nothing started
 	 */
 	public void start() {
-		this.elections.values().forEach(Election::readOwnPod);
+		this.elections.values().forEach(Election::prepare);
 		this.work.acceptCalls();
 		this.balancers.forEach(Balancer::start);
 		this.elections.values().forEach(Election::start);

@@ -6,9 +6,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Logs one election's failures to reach its Lease so that a replica without an API server does
- * not log once per retry period: each new kind of failure once, then, while it goes on, a
- * summary a minute (how often, for how long), and the end of the streak.
+ * One election's failures to reach its Lease: the last one and since when calls have failed,
+ * for its health, and a log that a replica without an API server does not fill once per retry
+ * period: each new kind of failure once, then, while it goes on, a summary a minute (how often,
+ * for how long), and the end of the streak.
  */
 final class FailureLog {
 
@@ -17,6 +18,14 @@ final class FailureLog {
 	private static final Logger logger = LoggerFactory.getLogger(Election.class);
 
 	private final String election;
+
+	private volatile String lastError;
+
+	/** When the current streak of failed calls began; {@link Long#MIN_VALUE} while calls succeed. */
+	private volatile long failingSinceNanos = Long.MIN_VALUE;
+
+	/** The verb of the call that failed last, when it was a store call. */
+	private volatile String failingVerb;
 
 	/** The kind of the failure logged last; {@code null} while nothing fails. */
 	private String kind;
@@ -35,6 +44,11 @@ final class FailureLog {
 
 	void failed(Throwable failure, long now) {
 		String message = String.valueOf(failure.getMessage());
+		this.lastError = message;
+		this.failingVerb = (failure instanceof LeaseStoreException storeFailure) ? storeFailure.getVerb() : null;
+		if (this.failingSinceNanos == Long.MIN_VALUE) {
+			this.failingSinceNanos = now;
+		}
 		String kind = kindOf(failure, message);
 		if (this.kind == null) {
 			this.streakStartedAt = now;
@@ -63,11 +77,30 @@ final class FailureLog {
 	}
 
 	void succeeded(long now) {
+		this.lastError = null;
+		this.failingSinceNanos = Long.MIN_VALUE;
+		this.failingVerb = null;
 		if (this.kind != null && this.failures > 1) {
 			logger.info("Election '{}' reaches its Lease again, after {} failed calls in {} s", this.election,
 					this.failures, seconds(now - this.streakStartedAt));
 		}
 		this.kind = null;
+	}
+
+	/** The last failure; {@code null} once a call succeeded. Lock-free. */
+	String lastError() {
+		return this.lastError;
+	}
+
+	/** How long calls have failed at the given moment; zero while they succeed. Lock-free. */
+	Duration failingFor(long now) {
+		long since = this.failingSinceNanos;
+		return (since != Long.MIN_VALUE) ? Duration.ofNanos(now - since) : Duration.ZERO;
+	}
+
+	/** Whether the call that failed last is the given store verb. */
+	boolean lastFailed(String verb) {
+		return verb.equals(this.failingVerb);
 	}
 
 	/** The same verb failing for the same reason, whatever the details of the message. */

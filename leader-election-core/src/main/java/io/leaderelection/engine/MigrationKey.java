@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * replica's Pod name, which the old replicas check the readiness of, over the version read.
  * A key naming this replica's own Pod (a container restarted in it) is its own.
  */
-public final class MigrationKey {
+public final class MigrationKey implements ClaimGuard {
 
 	private static final Logger logger = LoggerFactory.getLogger(MigrationKey.class);
 
@@ -73,6 +73,7 @@ public final class MigrationKey {
 	}
 
 	/** Names the key for messages. */
+	@Override
 	public String describe() {
 		return this.store.describe();
 	}
@@ -81,7 +82,8 @@ public final class MigrationKey {
 	 * Follows the key every retry period until {@link #stop()}, telling {@code changed} (on the
 	 * scheduler) whenever it may have become claimable or stopped naming this replica's Pod.
 	 */
-	synchronized void start(Runnable changed) {
+	@Override
+	public synchronized void start(Runnable changed) {
 		this.changed = changed;
 		if (this.following) {
 			return;
@@ -90,7 +92,8 @@ public final class MigrationKey {
 		look();
 	}
 
-	synchronized void stop() {
+	@Override
+	public synchronized void stop() {
 		this.following = false;
 		if (this.nextLook != null) {
 			this.nextLook.cancel();
@@ -107,7 +110,8 @@ public final class MigrationKey {
 	 * Whether this replica holds the key as the old replicas see it: it names this replica's Pod,
 	 * and that Pod was Ready at the last look. They take the key of a Pod that is not at once.
 	 */
-	synchronized boolean held() {
+	@Override
+	public synchronized boolean held() {
 		return ours() && this.ownPodReady;
 	}
 
@@ -115,18 +119,30 @@ public final class MigrationKey {
 	 * Whether this replica may take the key now: its own Pod is Ready, as an old replica writes
 	 * itself only when its Pod is, and the key is its own or was free for a lease duration.
 	 */
-	synchronized boolean claimable(long now) {
+	@Override
+	public synchronized boolean permitsClaim(long now) {
 		return this.ownPodReady && (ours()
 				|| (this.freeSinceNanos != NEVER && now - this.freeSinceNanos >= this.leaseDurationNanos));
 	}
 
+	/**
+	 * Two lease durations and a retry period: the others first wait a lease duration for the key
+	 * the release removed, and a replica that stepped down would otherwise win the race for it.
+	 */
+	@Override
+	public long stayOutAfterRelease(long leaseDurationNanos, long retryPeriodNanos) {
+		return 2 * leaseDurationNanos + retryPeriodNanos;
+	}
+
 	/** Why the key cannot be claimed, when it holds what is no Pod name or the Pod could not be read; else {@code null}. */
-	synchronized String problem() {
+	@Override
+	public synchronized String problem() {
 		return this.problem;
 	}
 
 	/** Writes this replica's Pod name into the key, over the version last seen. */
-	CompletableFuture<Void> claim(Duration timeout) {
+	@Override
+	public CompletableFuture<Void> claim(Duration timeout) {
 		LeaderKey over;
 		synchronized (this) {
 			over = this.seen;
@@ -148,7 +164,8 @@ public final class MigrationKey {
 	 * Removes the key if it still names this replica's Pod, read again first: never the key of
 	 * a replica that took it since.
 	 */
-	CompletableFuture<Void> removeIfOurs(Duration timeout) {
+	@Override
+	public CompletableFuture<Void> removeIfOurs(Duration timeout) {
 		return this.store.read(timeout).thenCompose((current) -> {
 			if (!this.ownPod.equals(current.value())) {
 				return CompletableFuture.completedFuture(null);
@@ -221,7 +238,7 @@ public final class MigrationKey {
 		}
 		long now = this.runtime.monotonicClock().nanoTime();
 		boolean wasHeld = held();
-		boolean wasClaimable = claimable(now);
+		boolean wasClaimable = permitsClaim(now);
 		if (failure != null) {
 			// not seen: the wait for a free key starts again from the next look
 			this.freeSinceNanos = NEVER;
@@ -246,7 +263,7 @@ public final class MigrationKey {
 				this.runtime.scheduler().schedule(this::tell, this.leaseDurationNanos);
 			}
 		}
-		if (wasHeld != held() || wasClaimable != claimable(now)) {
+		if (wasHeld != held() || wasClaimable != permitsClaim(now)) {
 			tell();
 		}
 		this.nextLook = this.runtime.scheduler().schedule(this::look, this.retryPeriodNanos);

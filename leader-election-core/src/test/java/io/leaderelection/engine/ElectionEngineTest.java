@@ -40,21 +40,29 @@ class ElectionEngineTest {
 	// ---- acquiring
 
 	@Test
-	void aMissingLeaseIsCreatedOnlyAfterItWasSeenMissingForALeaseDuration() {
+	void aMissingLeaseIsCreatedWithoutHolderAtOnceAndClaimedOnceThatVersionWasUnchangedForALeaseDuration() {
 		Replica a = replica("a");
 		a.start();
 		this.time.runDue();
-		long firstRead = this.time.nanoTime();
-		this.time.advanceTo(firstRead + LEASE_DURATION.toNanos() - 1);
+		long created = this.time.nanoTime();
+		LeaseRecord free = this.leases.stored();
+		assertThat(free.hasHolder()).isFalse();
+		assertThat(free.looksReleased()).as("no holder's release: it is not taken at once").isFalse();
+		assertThat(free.leaseDurationSeconds()).isEqualTo(15);
+		assertThat(free.leaseTransitions()).isZero();
+		this.time.advanceTo(created + LEASE_DURATION.toNanos() - 1);
 		assertThat(a.engine.isLeader()).isFalse();
-		assertThat(this.leases.stored()).isNull();
-		this.time.advanceTo(firstRead + LEASE_DURATION.toNanos());
+		assertThat(this.leases.stored().resourceVersion()).isEqualTo(free.resourceVersion());
+		this.time.advanceTo(created + LEASE_DURATION.toNanos());
 		assertThat(a.engine.isLeader()).isTrue();
 		LeaseRecord stored = this.leases.stored();
 		assertThat(stored.holderIdentity()).isEqualTo("a");
 		assertThat(stored.leaseDurationSeconds()).isEqualTo(15);
-		assertThat(stored.leaseTransitions()).isZero();
+		assertThat(stored.leaseTransitions()).isOne();
 		assertThat(stored.acquireTime()).isEqualTo(stored.renewTime()).isNotNull();
+		// read, watched, created; read once the watch is open and again when it is due; claimed
+		assertThat(this.leases.requests()).containsExactly("a get", "a watch", "a create", "a get", "a get",
+				"a update");
 		assertThat(a.events).containsExactly("granted " + stored.resourceVersion());
 		LeaderStatus status = a.engine.status("default");
 		assertThat(status.fencingToken()).isEqualTo(Long.parseLong(stored.resourceVersion()));
@@ -267,7 +275,7 @@ class ElectionEngineTest {
 		Replica a = replica("a");
 		a.connection.failWrites();
 		a.start();
-		// the Lease is missing: the first create is sent a lease duration after the first read
+		// the Lease is missing: it is created without holder after every read, and fails
 		this.time.advance(LEASE_DURATION.multipliedBy(3));
 		ElectionHealth health = a.engine.health("default");
 		assertThat(health.failingFor()).isGreaterThan(LEASE_DURATION);
@@ -278,6 +286,8 @@ class ElectionEngineTest {
 		this.time.advance(RETRY_PERIOD.multipliedBy(2));
 		assertThat(a.engine.health("default").failingFor()).isZero();
 		assertThat(a.engine.status("default").lastError()).isNull();
+		assertThat(this.leases.stored().hasHolder()).isFalse();
+		this.time.advance(LEASE_DURATION);
 		assertThat(a.engine.isLeader()).isTrue();
 	}
 
@@ -391,7 +401,7 @@ class ElectionEngineTest {
 		assertThat(a.events).last().isEqualTo("revoked LEASE_DELETED");
 		this.time.advanceTo(deletionSeen + LEASE_DURATION.toNanos() - 1);
 		assertThat(a.engine.isLeader()).isFalse();
-		assertThat(this.leases.stored()).isNull();
+		assertThat(this.leases.stored().hasHolder()).as("created again without holder").isFalse();
 		this.time.advance(RETRY_PERIOD.multipliedBy(2));
 		assertThat(a.engine.isLeader()).isTrue();
 		assertThat(a.token()).isGreaterThan(token);
@@ -433,7 +443,7 @@ class ElectionEngineTest {
 		assertThat(b.engine.isLeader()).isFalse();
 		this.time.advanceTo(notFoundAt + LEASE_DURATION.toNanos() - 1);
 		assertThat(b.engine.isLeader()).isFalse();
-		assertThat(this.leases.stored()).isNull();
+		assertThat(this.leases.stored().hasHolder()).as("created again without holder").isFalse();
 		this.time.advance(RETRY_PERIOD.multipliedBy(2));
 		assertThat(b.engine.isLeader()).isTrue();
 	}
@@ -523,7 +533,7 @@ class ElectionEngineTest {
 		c.start();
 		this.time.advance(LEASE_DURATION);
 		assertThat(c.engine.isLeader()).isTrue();
-		assertThat(this.leases.stored().leaseTransitions()).isZero();
+		assertThat(this.leases.stored().leaseTransitions()).isOne();
 		assertThat(c.token()).isGreaterThan(first);
 	}
 

@@ -1,0 +1,506 @@
+package io.leaderelection.engine;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+import io.leaderelection.StepDown;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The term held and how it ends: the gate and its deadline, the fencing token, the leader work
+ * started on a grant and drained before a release of our own accord, the release, and staying
+ * out of the election after giving a term up.
+ * <p>
+ * A term ends in one order: gate closed, gated work told, then the listeners. Of our own accord
+ * (a step-down, a shutdown, a preferred holder), the Lease is then renewed while the calls under
+ * way drain, and released only once they ended: never if the drain runs out (the Lease is left to
+ * expire, or a lock kept until its work ends), never after the gate's deadline, and never over a
+ * version this term did not write, so that a release cannot free a newer term.
+ */
+final class Leadership {
+
+	/** Logs as the election does, under the one category users set levels for. */
+	private static final Logger logger = LoggerFactory.getLogger(Election.class);
+
+	private final Election loop;
+
+	private final ElectionMode mode;
+
+	private final String election;
+
+	private final LeaseStore store;
+
+	private final long gateDeadlineNanos;
+
+	private final long drainTimeoutNanos;
+
+	private final LeaderWork work;
+
+	private final Executor workLane;
+
+	private final ElectionListener listener;
+
+	private final Executor listenerLane;
+
+	/** The term held, read lock-free by the gate; {@code null} when none is held. */
+	private volatile Term term;
+
+	private long termsBegun;
+
+	/** Why gated work failed to start at the last grant; {@code null} when it started. */
+	private volatile String gatedWorkFailure;
+
+	/** The last release of our own accord; {@code null} before the first. */
+	private volatile Release lastRelease;
+
+	/** Complete once the last release of our own accord was answered, failed or given up. */
+	private CompletableFuture<Void> pendingRelease = CompletableFuture.completedFuture(null);
+
+	private boolean stayingOut;
+
+	private long stayOutUntilNanos;
+
+	/** The leaseTransitions of the term given up: a higher count, not ours, means another took over. */
+	private int stayOutTransitions;
+
+	Leadership(Election loop, ElectionMode mode, LeaseStore store, LeaderWork work, Executor workLane,
+			ElectionListener listener, Executor listenerLane, Duration drainTimeout) {
+		this.loop = loop;
+		this.mode = mode;
+		this.election = loop.settings().name();
+		this.store = store;
+		this.gateDeadlineNanos = mode.gateDeadlineNanos();
+		this.drainTimeoutNanos = drainTimeout.toNanos();
+		this.work = work;
+		this.workLane = workLane;
+		this.listener = listener;
+		this.listenerLane = listenerLane;
+	}
+
+	/** The term held, also one being finished; {@code null} when none. Lock-free. */
+	Term term() {
+		return this.term;
+	}
+
+	/** Whether a term is held and its gate open at the given moment. Lock-free. */
+	boolean isLeader(long now) {
+		Term held = this.term;
+		return held != null && held.gateOpenAt(now, this.gateDeadlineNanos);
+	}
+
+	/** Whether a term is held whose gate was not closed to finish it (its deadline may have passed). */
+	boolean holdsOpenTerm() {
+		Term held = this.term;
+		return held != null && held.gateOpen();
+	}
+
+	/** When the gate of the term held closes; the term must be held. */
+	long gateClosesAt() {
+		return this.term.gateClosesAt(this.gateDeadlineNanos);
+	}
+
+	/** How long past its deadline the gate of the term held is, 0 when not past or none held. Lock-free. */
+	long pastDeadline(long now) {
+		Term held = this.term;
+		return (held != null) ? Math.max(0, now - held.gateClosesAt(this.gateDeadlineNanos)) : 0;
+	}
+
+	// ---- beginning and keeping a term
+
+	/** A term won by a write sent at the given moment, not yet granted. */
+	Term begin(LeaseRecord acquired, long sentAtNanos) {
+		return Term.begun(++this.termsBegun, acquired, sentAtNanos);
+	}
+
+	/**
+	 * Opens the gate of a term won: starts the gated work on the work lane, apart from the
+	 * listeners, and tells them.
+	 */
+	void grant(Term won, long now) {
+		this.term = won;
+		this.workLane.execute(this::startWork);
+		this.listener.granted(this.election, won.fencingToken(), now);
+	}
+
+	/** Holds the given term without opening its gate: won after a stop or step-down, to be given back. */
+	void holdClosed(Term won) {
+		this.term = won.closed();
+	}
+
+	/** The term's write sent at the given moment succeeded: its gate stays open a deadline from then. */
+	void renewedAt(long sentAtNanos) {
+		this.term = this.term.renewedAt(sentAtNanos);
+	}
+
+	/** Tells the listeners how a renewal went. */
+	void renewalEnded(boolean success, long nanos) {
+		this.listener.renewed(this.election, success, nanos);
+	}
+
+	/** No term is held any more: renewals stop, and, once stopped, every watch. */
+	void drop() {
+		this.term = null;
+		this.loop.termDropped();
+	}
+
+	/**
+	 * Closes the gate of the term held and tells the leader work, then the listeners. The term
+	 * itself stays held until it is released, expires or is lost.
+	 * @return completes when the gated work was stopped
+	 */
+	CompletableFuture<Void> closeGate(RevocationCause cause, long now) {
+		Term held = this.term;
+		this.term = held.closed();
+		long deadline = held.gateClosesAt(this.gateDeadlineNanos);
+		long gateClosedAt = (now - deadline < 0) ? now : deadline;
+		try {
+			this.work.gateClosed(this.election);
+		}
+		catch (RuntimeException ex) {
+			logger.error("Leader work of election '{}' failed to take note of the closed gate", this.election, ex);
+		}
+		CompletableFuture<Void> stopped = new CompletableFuture<>();
+		this.workLane.execute(() -> {
+			try {
+				this.work.stop(this.election);
+			}
+			finally {
+				stopped.complete(null);
+			}
+		});
+		this.listener.revoked(this.election, cause, gateClosedAt);
+		return stopped;
+	}
+
+	// ---- ending a term of our own accord
+
+	/**
+	 * Ends the term held of our own accord: closes the gate, stops the gated work, waits for the
+	 * calls under way (renewing meanwhile), then has the mode release the Lease; or, with
+	 * {@code write} false or if the calls outlast the drain timeout, stops renewing and leaves the
+	 * Lease to expire.
+	 */
+	Release finish(RevocationCause cause, boolean write) {
+		CompletableFuture<Void> workStopped = closeGate(cause, this.loop.now());
+		CompletableFuture<Void> callsEnded;
+		try {
+			callsEnded = this.work.whenCallsEnded(this.election);
+		}
+		catch (RuntimeException ex) {
+			callsEnded = CompletableFuture.failedFuture(ex);
+		}
+		Release release = new Release(cause, write);
+		release.termNumber = this.term.number();
+		release.drain = CompletableFuture.allOf(workStopped, callsEnded);
+		track(release);
+		ElectionScheduler scheduler = this.loop.steps.scheduler();
+		ElectionScheduler.Cancellable timer = scheduler.schedule(() -> drainRanOut(release), this.drainTimeoutNanos);
+		release.drain.whenComplete((ignored, failure) -> this.loop.steps.later(() -> drained(release, timer)));
+		return release;
+	}
+
+	/** The release of a claim on its way, written if the claim succeeds. */
+	Release giveBackClaim(RevocationCause cause, boolean write) {
+		Release release = new Release(cause, write);
+		release.detail = "a claim was on its way: it is released if it succeeded";
+		track(release);
+		return release;
+	}
+
+	/**
+	 * A claim given back succeeded: gives the term it won back without opening its gate,
+	 * released, or left to expire when the stop did not release.
+	 */
+	void giveBack(Release release, Term won) {
+		this.term = won.closed();
+		release.termNumber = won.number();
+		if (release.write) {
+			writeRelease(release, true);
+		}
+		else {
+			drop();
+			ended(release, StepDown.Release.NOT_WRITTEN, "a claim won while stopping is left to expire");
+		}
+	}
+
+	private void track(Release release) {
+		this.lastRelease = release;
+		this.pendingRelease = release.done;
+	}
+
+	private void drained(Release release, ElectionScheduler.Cancellable timer) {
+		timer.cancel();
+		if (release.settled) {
+			return;
+		}
+		release.settled = true;
+		if (!holds(release)) {
+			ended(release, StepDown.Release.NOT_WRITTEN, "leadership was lost before the leader work ended");
+		}
+		else if (!release.write) {
+			drop();
+			ended(release, StepDown.Release.NOT_WRITTEN,
+					"not released (release-on-shutdown is off): " + this.mode.notReleasedBecause());
+		}
+		else {
+			this.mode.releaseDrained(release);
+		}
+	}
+
+	private void drainRanOut(Release release) {
+		synchronized (this.loop) {
+			if (release.settled || release.drain.isDone()) {
+				// the drain ended as the time ran out: its own step releases
+				return;
+			}
+			List<String> calls = callsUnderWay();
+			String stillRunning = calls.size() + " leader-only call(s) still running after the drain timeout of "
+					+ Duration.ofNanos(this.drainTimeoutNanos).toMillis() + " ms; ";
+			if (this.mode.keepsTermUntilWorkEnds()) {
+				release.detail = stillRunning + "the lock is deleted once they end";
+				logger.warn("{} keeps {} of election '{}' until its leader work ends: {}: {}", this.loop.identity(),
+						this.store.describe(), this.election, release.detail, calls);
+				return;
+			}
+			release.settled = true;
+			String detail = stillRunning + "the Lease expires a lease duration after its last renewal";
+			logger.warn("{} does not release {} of election '{}': {}: {}", this.loop.identity(), this.store.describe(),
+					this.election, detail, calls);
+			if (holds(release)) {
+				drop();
+			}
+			ended(release, StepDown.Release.NOT_WRITTEN, detail);
+		}
+	}
+
+	/**
+	 * Writes the release as client-go does: no holder and a lease duration of one second, so
+	 * followers take over at once; renewals stop first, so that the two never race.
+	 */
+	void writeRelease(Release release, boolean retryOnConflict) {
+		Steps steps = this.loop.steps;
+		steps.abandonAttempts();
+		long remaining = this.mode.releaseTimeLeft(this.loop.now());
+		if (remaining <= 0) {
+			drop();
+			ended(release, StepDown.Release.NOT_WRITTEN, "the renew deadline passed before the release");
+			return;
+		}
+		LeaseRecord seen = this.loop.observation.lastSeen();
+		Instant wallNow = this.loop.wallNow();
+		LeaseRecord released = seen.rewrite("", 1, wallNow, wallNow, seen.leaseTransitions());
+		steps.call("update", () -> this.store.update(released, Duration.ofNanos(remaining)), remaining, Steps.ALWAYS,
+				(stored, failure) -> {
+					if (failure == null) {
+						this.loop.observe(stored, this.loop.now());
+						drop();
+						logger.info("{} released {} of election '{}'", this.loop.identity(), this.store.describe(),
+								this.election);
+						this.mode.released(release, stored, remaining);
+					}
+					else if (failure instanceof LeaseConflictException && retryOnConflict) {
+						rereadBeforeRelease(release);
+					}
+					else {
+						this.loop.failed(failure);
+						drop();
+						ended(release, StepDown.Release.NOT_WRITTEN, "the release failed: " + failure.getMessage());
+					}
+				}, (ex) -> releaseFailed(release, ex));
+	}
+
+	/**
+	 * A renewal answered late may have moved the version: release the current one only if it
+	 * still holds the term being released, never a newer term.
+	 */
+	private void rereadBeforeRelease(Release release) {
+		long remaining = Math.max(1, this.mode.releaseTimeLeft(this.loop.now()));
+		this.loop.steps.call("get", () -> this.store.get(Duration.ofNanos(remaining)), remaining, Steps.ALWAYS,
+				(stored, failure) -> {
+					if (failure == null && stored != null && holdsTerm(stored, this.term)) {
+						this.loop.observe(stored, this.loop.now());
+						writeRelease(release, false);
+					}
+					else {
+						if (stored != null) {
+							this.loop.observe(stored, this.loop.now());
+						}
+						drop();
+						ended(release, StepDown.Release.NOT_WRITTEN, "the Lease no longer holds the term being released");
+					}
+				}, (ex) -> releaseFailed(release, ex));
+	}
+
+	private void releaseFailed(Release release, RuntimeException ex) {
+		logger.error("Releasing {} of election '{}' failed", this.store.describe(), this.election, ex);
+		this.loop.failed(ex);
+		drop();
+		ended(release, StepDown.Release.NOT_WRITTEN, "the release failed: " + ex);
+	}
+
+	/** Whether the version is one this process wrote in the given term: same acquisition. */
+	private boolean holdsTerm(LeaseRecord version, Term held) {
+		LeaseRecord acquired = held.acquired();
+		return this.loop.ownWrites.wrote(version)
+				&& LeaseRecord.sameInstant(version.acquireTime(), acquired.acquireTime())
+				&& Objects.equals(version.leaseTransitions(), acquired.leaseTransitions());
+	}
+
+	/** Whether the given release is of the term held now. */
+	boolean holds(Release release) {
+		Term held = this.term;
+		return held != null && held.number() == release.termNumber;
+	}
+
+	/**
+	 * The release is over, written or not: after a step-down, stay out from now for the mode's
+	 * stay-out; campaign again.
+	 */
+	void ended(Release release, StepDown.Release outcome, String detail) {
+		if (release.cause == RevocationCause.STEPPED_DOWN && this.stayingOut) {
+			this.stayOutUntilNanos = this.loop.now() + this.mode.stayOutAfterRelease();
+		}
+		release.outcome = outcome;
+		release.detail = detail;
+		release.done.complete(null);
+		this.loop.releaseEnded();
+	}
+
+	/** What became of the last release of our own accord; {@code null} before any. Lock-free. */
+	StepDown lastStepDown() {
+		Release release = this.lastRelease;
+		return (release != null) ? release.describe() : null;
+	}
+
+	/** Completes when the last release of our own accord was written or given up. */
+	CompletableFuture<Void> pendingRelease() {
+		return this.pendingRelease;
+	}
+
+	/** Why gated work failed to start at the last grant; {@code null} when it started. Lock-free. */
+	String gatedWorkFailure() {
+		return this.gatedWorkFailure;
+	}
+
+	/**
+	 * Completes once the listener calls and the starts and stops of gated work queued so far
+	 * have run.
+	 */
+	CompletableFuture<Void> callbacksRun() {
+		CompletableFuture<Void> listeners = new CompletableFuture<>();
+		CompletableFuture<Void> work = new CompletableFuture<>();
+		this.listenerLane.execute(() -> listeners.complete(null));
+		this.workLane.execute(() -> work.complete(null));
+		return CompletableFuture.allOf(listeners, work);
+	}
+
+	/** The leader-only calls under way now, each described for a log line. */
+	private List<String> callsUnderWay() {
+		try {
+			return this.work.callsUnderWay(this.election);
+		}
+		catch (RuntimeException ex) {
+			return List.of("(the calls under way could not be listed: " + ex + ")");
+		}
+	}
+
+	// ---- staying out after giving a term up
+
+	/**
+	 * Stays out of the election from now for the given time, or until another candidate claims
+	 * the Lease after the term (or claim) given up, which wrote the given leaseTransitions.
+	 */
+	void stayOut(long now, long forNanos, int transitionsGivenUp) {
+		this.stayOutTransitions = transitionsGivenUp;
+		this.stayingOut = true;
+		this.stayOutUntilNanos = now + forNanos;
+	}
+
+	boolean stayingOut(long now) {
+		if (this.stayingOut && now - this.stayOutUntilNanos >= 0) {
+			this.stayingOut = false;
+		}
+		return this.stayingOut;
+	}
+
+	/** How long until staying out ends. */
+	long untilStayOutEnds(long now) {
+		return this.stayOutUntilNanos - now;
+	}
+
+	/**
+	 * Takes note of a version seen: staying out is for another candidate to take over, and one
+	 * has when it claimed the Lease after the term given up (a claim counts one transition more,
+	 * or, having lost a race with ours, as many), whether it still holds the Lease or not.
+	 */
+	void noticeTakeover(LeaseRecord record, String identity) {
+		if (this.stayingOut && !record.isHeldBy(identity) && (record.transitions() > this.stayOutTransitions
+				|| (record.transitions() == this.stayOutTransitions && record.hasHolder()))) {
+			this.stayingOut = false;
+		}
+	}
+
+	private void startWork() {
+		try {
+			this.work.start(this.election);
+			this.gatedWorkFailure = null;
+		}
+		catch (RuntimeException ex) {
+			this.gatedWorkFailure = String.valueOf(ex.getMessage());
+			logger.error("Gated work of election '{}' failed to start; it is started again at the next grant",
+					this.election, ex);
+		}
+	}
+
+	/** A release of our own accord: the term being finished and how far its release got. */
+	final class Release {
+
+		private final RevocationCause cause;
+
+		/** Whether the release is to be written, rather than the Lease left to expire. */
+		private boolean write;
+
+		private long termNumber;
+
+		/** Completes once the gated work stopped and the calls under way ended. */
+		private CompletableFuture<Void> drain = CompletableFuture.completedFuture(null);
+
+		/** Whether the drain ended, or ran out; guarded by the election. */
+		private boolean settled;
+
+		private volatile StepDown.Release outcome = StepDown.Release.WAITING_FOR_CALLS;
+
+		private volatile String detail;
+
+		private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+		private Release(RevocationCause cause, boolean write) {
+			this.cause = cause;
+			this.write = write;
+		}
+
+		/** Completes once the release was written or given up. */
+		CompletableFuture<Void> done() {
+			return this.done;
+		}
+
+		/** A claim given back after a stop without release is released after all, on a step-down. */
+		void alsoWrite() {
+			this.write = true;
+		}
+
+		StepDown describe() {
+			StepDown.Release now = this.outcome;
+			boolean unreleased = now == StepDown.Release.WAITING_FOR_CALLS || now == StepDown.Release.NOT_WRITTEN;
+			List<String> calls = unreleased ? callsUnderWay() : List.of();
+			return new StepDown(Leadership.this.election, now, calls, this.detail);
+		}
+
+	}
+
+}

@@ -1,0 +1,455 @@
+package io.leaderelection.engine;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import io.leaderelection.StepDown;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The claim rules of an election on a renewed Lease, client-go's: a follower takes the Lease
+ * once it has seen one version unchanged for the holder's lease duration, or released by its
+ * holder, by a write at that version; the leader renews it every renew period and its gate closes
+ * a renew deadline after the start of its last successful renewal.
+ * <p>
+ * A missing Lease is never created with a holder: a follower that finds it missing creates it
+ * without one, at once, which opens no gate, and claims that version like any other once it has
+ * stayed unchanged long enough. A create has nothing to compare, so a holder created after an
+ * absence would rest on having seen the absence throughout, which no reader can: between two
+ * reads, or before a pause or a cut, the Lease may have been created, held and deleted unseen.
+ * A version rests on its compare-and-swap alone.
+ * <p>
+ * A {@link ClaimGuard} composes over these rules: what it guards is claimed before the Lease,
+ * checked at every renewal, and given up after the drain, before the release.
+ */
+final class LeaseMode implements ElectionMode {
+
+	/** Logs as the election does, under the one category users set levels for. */
+	private static final Logger logger = LoggerFactory.getLogger(Election.class);
+
+	/** A leader's request gets at least this share of a retry period, or is not sent. */
+	private static final int SHORTEST_ATTEMPT_DIVISOR = 16;
+
+	private final Election loop;
+
+	private final ElectionSettings settings;
+
+	private final String identity;
+
+	private final LeaseStore store;
+
+	private final ClaimGuard guard;
+
+	private final long leaseDurationNanos;
+
+	private final long renewDeadlineNanos;
+
+	private final long retryPeriodNanos;
+
+	private final long renewPeriodNanos;
+
+	/** Whether what the guard guards is being claimed, before the Lease. */
+	private boolean claimingGuarded;
+
+	LeaseMode(Election loop, ElectionSettings settings, String identity, LeaseStore store, ClaimGuard guard) {
+		this.loop = loop;
+		this.settings = settings;
+		this.identity = identity;
+		this.store = store;
+		this.guard = guard;
+		this.leaseDurationNanos = settings.leaseDuration().toNanos();
+		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
+		this.retryPeriodNanos = settings.retryPeriod().toNanos();
+		this.renewPeriodNanos = settings.renewPeriod().toNanos();
+	}
+
+	@Override
+	public long gateDeadlineNanos() {
+		return this.renewDeadlineNanos;
+	}
+
+	@Override
+	public void start() {
+		this.guard.start(this.loop::followedChanged);
+	}
+
+	@Override
+	public void stop() {
+		this.guard.stop();
+	}
+
+	/**
+	 * What a follower does with what it has seen: claim the Lease if it is free, written by this
+	 * process, or unchanged for its expiry; create it without holder if it is missing; otherwise
+	 * wait for that moment, polling meanwhile unless an open watch will tell of changes. A streak
+	 * of failed writes ends only when a write succeeds or there is nothing to claim, not when a
+	 * read succeeds, so that a candidate that can read but never write (a missing namespace, no
+	 * create permission) keeps failing.
+	 */
+	@Override
+	public void decide(long now) {
+		Observation observation = this.loop.observation;
+		Leadership leadership = this.loop.leadership;
+		if (leadership.stayingOut(now)) {
+			this.loop.waitFor(Math.min(this.loop.pollDelay(), leadership.untilStayOutEnds(now)));
+			return;
+		}
+		LeaseRecord seen = observation.lastSeen();
+		if (seen == null) {
+			createWithoutHolder();
+			return;
+		}
+		OwnWrites ownWrites = this.loop.ownWrites;
+		if (this.loop.oneWriter.conflict() == null) {
+			OwnWrites.Sent lostClaim = ownWrites.claimSince(seen, now - this.renewDeadlineNanos);
+			if (lostClaim != null) {
+				// A claim of ours whose answer was lost, read back: it is stored, so its term runs
+				// from when it was sent, as if it had been answered, and nothing is written again.
+				ownWrites.answered(seen);
+				this.loop.succeeded();
+				this.loop.claims.grant(leadership.begin(seen, lostClaim.sentAtNanos()));
+				return;
+			}
+			if (ownWrites.claimableAtOnce(seen)) {
+				claim(seen, seen.transitions() + 1);
+				return;
+			}
+			if (observation.releasedFor(this.identity)) {
+				if (mayClaim(now)) {
+					claim(seen, seen.transitions() + 1);
+				}
+				else {
+					this.loop.waitForTurn();
+				}
+				return;
+			}
+		}
+		long untilExpiry = observation.untilExpiry(now);
+		if (untilExpiry <= 0 && mayClaim(now)) {
+			this.loop.oneWriter.end("its last version naming '" + this.identity + "' expired");
+			claim(seen, seen.transitions() + 1);
+		}
+		else if (untilExpiry <= 0) {
+			this.loop.waitForTurn();
+		}
+		else {
+			this.loop.waitFor(Math.min(this.loop.pollDelay(), untilExpiry));
+		}
+	}
+
+	/**
+	 * Creates the missing Lease with no holder, for as long as the longer of our lease duration
+	 * and that of the last holder seen, so that every follower waits that long before claiming
+	 * it. Its answer is a look at the Lease like a read's.
+	 */
+	private void createWithoutHolder() {
+		Observation observation = this.loop.observation;
+		long seconds = (observation.missingHoldersLeaseDurationNanos() + 999_999_999) / 1_000_000_000;
+		LeaseRecord free = LeaseRecord.of(null, (int) Math.min(Integer.MAX_VALUE - 1, seconds), null, null,
+				Math.max(0, observation.highestTransitionsSeen()));
+		long timeout = this.renewDeadlineNanos;
+		this.loop.steps.lookOnItsWay();
+		this.loop.steps.call("create", () -> this.store.create(free, Duration.ofNanos(timeout)), timeout,
+				this.loop.steps.attemptSequence(), (stored, failure) -> {
+					this.loop.steps.lookAnswered();
+					if (failure == null || failure instanceof LeaseConflictException) {
+						this.loop.succeeded();
+					}
+					else {
+						this.loop.failed(failure);
+					}
+					if (failure == null) {
+						long now = this.loop.now();
+						this.loop.observe(stored, now);
+						this.loop.watching.start(stored, now);
+						decide(now);
+					}
+					else if (failure instanceof LeaseConflictException) {
+						// created by another meanwhile: read it at once
+						this.loop.observation.existedUnseen();
+						this.loop.scheduleAttempt(0);
+					}
+					else {
+						// a create that got no answer may have been written: read at once
+						this.loop.scheduleAttempt(Steps.noAnswer(failure) ? 0 : this.loop.followerDelay());
+					}
+				});
+	}
+
+	/**
+	 * Whether balancing lets this replica claim the free Lease now (always, when it is not
+	 * balanced), and the guard lets it: what it guards is this replica's, or may be claimed.
+	 */
+	private boolean mayClaim(long now) {
+		return this.loop.balancerLetsClaim(now) && this.guard.permitsClaim(now);
+	}
+
+	/** Claims the Lease, claiming first what the guard guards unless this replica holds it. */
+	private void claim(LeaseRecord seen, int transitions) {
+		if (this.claimingGuarded) {
+			return;
+		}
+		if (!this.guard.held()) {
+			claimGuardedThenLease(seen, transitions);
+			return;
+		}
+		this.loop.claims.claim(seen, transitions);
+	}
+
+	private void claimGuardedThenLease(LeaseRecord seen, int transitions) {
+		if (!this.guard.permitsClaim(this.loop.now())) {
+			// a claim at once (a claim of ours read back lost) needs it as much as any other
+			this.loop.waitFor(this.loop.pollDelay());
+			return;
+		}
+		long timeout = this.loop.claims.timeout();
+		this.claimingGuarded = true;
+		this.loop.steps.call("write", () -> this.guard.claim(Duration.ofNanos(timeout)), timeout, Steps.ALWAYS,
+				(ignored, failure) -> guardedClaimed(seen, transitions, failure),
+				(ex) -> guardedClaimed(seen, transitions, ex));
+	}
+
+	private void guardedClaimed(LeaseRecord seen, int transitions, Throwable failure) {
+		this.claimingGuarded = false;
+		if (failure != null) {
+			this.loop.failed(failure);
+			this.loop.scheduleAttempt(this.loop.followerDelay());
+		}
+		else if (!this.loop.running()) {
+			// stopped while it was claimed: given back at once, as nothing was led
+			this.guard.removeIfOurs(Duration.ofNanos(this.renewDeadlineNanos));
+		}
+		else {
+			this.loop.claims.claim(seen, transitions);
+		}
+	}
+
+	@Override
+	public boolean mayDecideAgain() {
+		return !this.claimingGuarded;
+	}
+
+	@Override
+	public boolean decidesOnWatchAlone() {
+		return false;
+	}
+
+	/**
+	 * What the guard guards may have become claimable, or stopped being this replica's: a leader
+	 * without it loses its gate at once; a follower waiting for it decides again.
+	 */
+	@Override
+	public void followedChanged(long now) {
+		if (this.loop.leadership.holdsOpenTerm() && !this.guard.held()) {
+			this.loop.lose(RevocationCause.MIGRATION_KEY_LOST, this.loop.followerDelay());
+			return;
+		}
+		if (this.loop.mayDecideAgain(now) && mayClaim(now)) {
+			this.loop.decideAgain(now);
+		}
+	}
+
+	// ---- leading
+
+	@Override
+	public void lead(long now, long sequence) {
+		renew(now, sequence, false);
+	}
+
+	@Override
+	public boolean watchesWhileLeading() {
+		return false;
+	}
+
+	private void renew(long sentAt, long sequence, boolean afterConflict) {
+		long timeout = leaderAttemptTimeout(sentAt);
+		if (timeout <= 0) {
+			return;
+		}
+		LeaseRecord seen = this.loop.observation.lastSeen();
+		LeaseRecord renewal = seen.rewrite(this.identity, this.settings.leaseDurationSeconds(), seen.acquireTime(),
+				this.loop.wallNow(), seen.leaseTransitions());
+		OwnWrites.Sent write = this.loop.ownWrites.sent(renewal, sentAt, false);
+		this.loop.steps.call("update", () -> this.store.update(renewal, Duration.ofNanos(timeout)), timeout, sequence,
+				(stored, failure) -> renewed(write, sentAt, sequence, afterConflict, stored, failure));
+	}
+
+	private void renewed(OwnWrites.Sent write, long sentAt, long sequence, boolean afterConflict, LeaseRecord stored,
+			Throwable failure) {
+		Leadership leadership = this.loop.leadership;
+		leadership.renewalEnded(failure == null, this.loop.now() - sentAt);
+		this.loop.ownWrites.refusedIf(write, failure);
+		if (failure == null) {
+			this.loop.succeeded();
+			this.loop.ownWrites.answered(stored);
+			this.loop.observe(stored, sentAt);
+			leadership.renewedAt(sentAt);
+			this.loop.scheduleAttempt(sentAt + this.renewPeriodNanos - this.loop.now());
+			Term held = leadership.term();
+			if (held.gateOpen() && !this.guard.held()) {
+				this.loop.lose(RevocationCause.MIGRATION_KEY_LOST, this.loop.followerDelay());
+				return;
+			}
+			if (held.gateOpen() && stored.prefersOtherThan(this.identity)
+					&& !stored.preferredHolder().equals(held.preferredHolderAtGrant())) {
+				logger.info("{} finishes its term of election '{}': {} names '{}' as preferred holder", this.identity,
+						this.settings.name(), this.store.describe(), stored.preferredHolder());
+				this.loop.leadership.finish(RevocationCause.PREFERRED_HOLDER, true);
+			}
+		}
+		else if (failure instanceof LeaseNotFoundException) {
+			this.loop.failed(failure);
+			this.loop.observeAbsent(this.loop.now());
+			this.loop.lose(RevocationCause.LEASE_DELETED, 0);
+		}
+		else if (failure instanceof LeaseConflictException && !afterConflict) {
+			readWhileLeading(sequence);
+		}
+		else {
+			this.loop.failed(failure);
+			retryRenewOrLose(failure);
+		}
+	}
+
+	/** After a conflict the version held is stale: read once, then renew on it if still ours. */
+	private void readWhileLeading(long sequence) {
+		long timeout = leaderAttemptTimeout(this.loop.now());
+		if (timeout <= 0) {
+			return;
+		}
+		this.loop.steps.call("get", () -> this.store.get(Duration.ofNanos(timeout)), timeout, sequence, (stored, failure) -> {
+			long now = this.loop.now();
+			if (failure != null) {
+				this.loop.failed(failure);
+				retryRenewOrLose(failure);
+			}
+			else if (stored == null) {
+				this.loop.observeAbsent(now);
+				this.loop.lose(RevocationCause.LEASE_DELETED, 0);
+			}
+			else if (this.loop.ownWrites.wrote(stored)) {
+				// Someone changed only what is not ours (a label, an annotation): renew on it.
+				this.loop.observe(stored, now);
+				renew(now, sequence, true);
+			}
+			else {
+				this.loop.observe(stored, now);
+				if (stored.isHeldBy(this.identity)) {
+					this.loop.oneWriter.conflictSeen(stored);
+					this.loop.lose(RevocationCause.IDENTITY_CONFLICT, this.loop.followerDelay());
+				}
+				else {
+					this.loop.lose(RevocationCause.LEASE_TAKEN, this.loop.followerDelay());
+				}
+			}
+		});
+	}
+
+	/**
+	 * The timeout of a leader's request sent now: what is left before the gate closes less a
+	 * retry period, or half of it when that is more, so that a request that hangs leaves time for
+	 * another one and a slow one still gets most of the time. When that is too short to be of
+	 * use, nothing is sent and leadership ends when the gate closes; 0 then.
+	 */
+	private long leaderAttemptTimeout(long now) {
+		long remaining = this.loop.leadership.gateClosesAt() - now;
+		long timeout = Math.max(remaining - this.retryPeriodNanos, remaining / 2);
+		if (timeout >= this.retryPeriodNanos / SHORTEST_ATTEMPT_DIVISOR) {
+			return timeout;
+		}
+		if (remaining <= 0) {
+			this.loop.lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
+		}
+		else {
+			this.loop.scheduleAttempt(remaining);
+		}
+		return 0;
+	}
+
+	/** A request that got no answer used its time already: try again at once, else after a retry period. */
+	private void retryRenewOrLose(Throwable failure) {
+		long untilGateCloses = this.loop.leadership.gateClosesAt() - this.loop.now();
+		if (untilGateCloses <= 0) {
+			this.loop.lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
+		}
+		else {
+			this.loop.scheduleAttempt(Steps.noAnswer(failure) ? 0 : Math.min(this.retryPeriodNanos, untilGateCloses));
+		}
+	}
+
+	// ---- claiming and releasing
+
+	@Override
+	public int claimedLeaseDurationSeconds() {
+		return this.settings.leaseDurationSeconds();
+	}
+
+	@Override
+	public CompletableFuture<LeaseRecord> create(LeaseRecord claimed, Duration timeout) {
+		return this.store.create(claimed, timeout);
+	}
+
+	/** Gives up what the guard guards once drained (old replicas may take it at once), then releases. */
+	@Override
+	public void releaseDrained(Leadership.Release release) {
+		CompletableFuture<Void> removed = this.guard
+			.removeIfOurs(Duration.ofNanos(Math.max(1, releaseTimeLeft(this.loop.now()))));
+		if (removed.isDone() && !removed.isCompletedExceptionally()) {
+			releaseAfterGuard(release, null);
+		}
+		else {
+			removed.whenComplete((ignored, failure) -> this.loop.steps.later(() -> releaseAfterGuard(release, failure)));
+		}
+	}
+
+	private void releaseAfterGuard(Leadership.Release release, Throwable failure) {
+		if (failure != null) {
+			logger.warn("{} could not remove {} before releasing {}: {}", this.identity, this.guard.describe(),
+					this.store.describe(), failure.toString());
+		}
+		if (!this.loop.leadership.holds(release)) {
+			this.loop.leadership.ended(release, StepDown.Release.NOT_WRITTEN,
+					"leadership was lost before the release");
+		}
+		else {
+			this.loop.leadership.writeRelease(release, true);
+		}
+	}
+
+	@Override
+	public String notReleasedBecause() {
+		return "the Lease expires a lease duration after its last renewal";
+	}
+
+	@Override
+	public void released(Leadership.Release release, LeaseRecord stored, long timeoutNanos) {
+		this.loop.leadership.ended(release, StepDown.Release.WRITTEN, null);
+	}
+
+	/**
+	 * Until the gate would have closed: a release is a write at the version held, so that a
+	 * successor's write makes it fail, but one sent after that moment would be sent by a
+	 * replica that no longer knows it holds the Lease.
+	 */
+	@Override
+	public long releaseTimeLeft(long now) {
+		return this.loop.leadership.gateClosesAt() - now;
+	}
+
+	@Override
+	public boolean keepsTermUntilWorkEnds() {
+		return false;
+	}
+
+	@Override
+	public long stayOutAfterRelease() {
+		return this.guard.stayOutAfterRelease(this.leaseDurationNanos, this.retryPeriodNanos);
+	}
+
+	@Override
+	public String problem() {
+		return this.guard.problem();
+	}
+
+}

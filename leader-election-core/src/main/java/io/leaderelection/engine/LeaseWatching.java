@@ -1,0 +1,157 @@
+package io.leaderelection.engine;
+
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The watch an election follows its Lease with: started from the version last read, closed on
+ * request, backed off when it ends or cannot be opened (the election polls meanwhile). Its events
+ * reach the election one at a time and in the order the store told them, each marked with the
+ * watch it came from, so that the election drops those of a watch it no longer follows.
+ */
+final class LeaseWatching {
+
+	/** Logs as the election does, under the one category users set levels for. */
+	private static final Logger logger = LoggerFactory.getLogger(Election.class);
+
+	private static final long NEVER = Long.MIN_VALUE;
+
+	/** A watch that keeps ending is retried after at most this many retry periods. */
+	private static final long MAX_BACKOFF_FACTOR = 32;
+
+	private final Election election;
+
+	private final LeaseStore store;
+
+	private final ElectionScheduler scheduler;
+
+	private final String electionName;
+
+	private final long retryPeriodNanos;
+
+	private LeaseWatch watch;
+
+	private Listener listener;
+
+	/** When a watch that ended may be started again; {@link #NEVER} when it may now. */
+	private long retryAtNanos = NEVER;
+
+	private long backoffNanos;
+
+	LeaseWatching(Election election, LeaseStore store, ElectionScheduler scheduler, String electionName,
+			long retryPeriodNanos) {
+		this.election = election;
+		this.store = store;
+		this.scheduler = scheduler;
+		this.electionName = electionName;
+		this.retryPeriodNanos = retryPeriodNanos;
+		this.backoffNanos = retryPeriodNanos;
+	}
+
+	/** Starts watching from the given version, unless a watch is on or backing off. */
+	void start(LeaseRecord seen, long now) {
+		if (this.listener != null || (this.retryAtNanos != NEVER && now - this.retryAtNanos < 0)) {
+			return;
+		}
+		Listener started = new Listener();
+		LeaseWatch opened;
+		try {
+			opened = this.store.watch((seen != null) ? seen.resourceVersion() : null, started);
+		}
+		catch (RuntimeException ex) {
+			// The watch could not be opened (no watch permission, no such namespace): poll, and
+			// try again after a backoff, as when a watch ends. The attempt goes on regardless.
+			backOff(now, ex);
+			return;
+		}
+		if (opened != null) {
+			this.listener = started;
+			this.watch = opened;
+		}
+	}
+
+	void stop() {
+		if (this.watch != null) {
+			this.watch.close();
+		}
+		this.watch = null;
+		this.listener = null;
+	}
+
+	/** Whether a watch was started and neither ended nor closed. */
+	boolean started() {
+		return this.listener != null;
+	}
+
+	/** A change was told: the watch works, and the next one that ends backs off from the start. */
+	void eventTold() {
+		this.backoffNanos = this.retryPeriodNanos;
+	}
+
+
+	private void backOff(long now, Throwable cause) {
+		this.retryAtNanos = now + this.backoffNanos;
+		logger.debug("Watch of {} ended or failed, polling for {} ms: {}", this.store.describe(),
+				Duration.ofNanos(this.backoffNanos).toMillis(), String.valueOf(cause));
+		this.backoffNanos = Math.min(this.backoffNanos * 2, MAX_BACKOFF_FACTOR * this.retryPeriodNanos);
+	}
+
+	/**
+	 * Hands the store's events to the election under its lock, one at a time and in the order the
+	 * store told them: the scheduler has several threads, and a deletion handled after the
+	 * creation that followed it would show a Lease missing that exists. One per started watch, so
+	 * that the events of a watch no longer followed are dropped.
+	 */
+	private final class Listener implements LeaseWatch.Listener {
+
+		private final Executor events = new SerialExecutor(LeaseWatching.this.scheduler::execute,
+				"the watch of election '" + LeaseWatching.this.electionName + "'");
+
+		@Override
+		public void opened() {
+			tell(LeaseWatching.this.election::watchOpened);
+		}
+
+		@Override
+		public void changed(LeaseRecord record) {
+			tell(() -> LeaseWatching.this.election.watched(record));
+		}
+
+		@Override
+		public void deleted(LeaseRecord lastVersion) {
+			tell(() -> LeaseWatching.this.election.watchedDeletion(lastVersion));
+		}
+
+		@Override
+		public void ended(Throwable cause) {
+			tell(() -> {
+				LeaseWatching.this.watch = null;
+				LeaseWatching.this.listener = null;
+				backOff(LeaseWatching.this.election.now(), cause);
+				LeaseWatching.this.election.watchEnded();
+			});
+		}
+
+		/** An event that comes as the watch closes, once the engine's threads are gone, is of no use. */
+		private void tell(Runnable event) {
+			try {
+				this.events.execute(() -> {
+					synchronized (LeaseWatching.this.election) {
+						if (this == LeaseWatching.this.listener) {
+							event.run();
+						}
+					}
+				});
+			}
+			catch (RejectedExecutionException ex) {
+				logger.debug("Election '{}' has stopped: a watch event is dropped", LeaseWatching.this.electionName);
+			}
+		}
+
+	}
+
+}

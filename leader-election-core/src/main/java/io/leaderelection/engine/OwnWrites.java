@@ -1,0 +1,114 @@
+package io.leaderelection.engine;
+
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * The renewTimes this process sent naming itself: a version naming our identity is ours only if
+ * it carries one of them, whether or not its write was answered. Two processes would have to
+ * write the same microsecond for one to take the other's version for its own.
+ * <p>
+ * A version of ours written since the last term ended (a claim whose answer was lost) is
+ * claimed again at once; one written in a term that has ended is not: the calls of that term
+ * may still run, so it waits to expire like anybody's.
+ */
+final class OwnWrites {
+
+	/** Far more than a term can send unanswered before its gate closes. */
+	private static final int MOST_UNANSWERED = 1024;
+
+	private final String identity;
+
+	/** The last write known to be stored: every write sent before it can no longer be. */
+	private Sent answered;
+
+	/** The writes sent since, whose answer is not known: any of them may be stored. */
+	private final Deque<Sent> unanswered = new ArrayDeque<>();
+
+	/** Counts the terms ended. */
+	private long termsEnded;
+
+	OwnWrites(String identity) {
+		this.identity = identity;
+	}
+
+	Sent sent(LeaseRecord record, long sentAtNanos, boolean claim) {
+		if (this.unanswered.size() == MOST_UNANSWERED) {
+			this.unanswered.removeFirst();
+		}
+		Sent write = new Sent(record.renewTime(), sentAtNanos, claim, this.termsEnded);
+		this.unanswered.addLast(write);
+		return write;
+	}
+
+	/**
+	 * The write was refused for sure (a 4xx answer: a conflict, a missing Lease, a denial), so no
+	 * version carries it: a version with its renewTime is another writer's, one that wrote the
+	 * same microsecond under our identity.
+	 */
+	void refusedIf(Sent write, Throwable failure) {
+		if (failure instanceof LeaseStoreException refusal && refusal.getStatusCode() >= 400
+				&& refusal.getStatusCode() < 500) {
+			this.unanswered.removeIf((unanswered) -> unanswered == write);
+		}
+	}
+
+	/** The write that stored this version was answered: the ones sent before it were not applied. */
+	void answered(LeaseRecord stored) {
+		Sent write = find(stored);
+		if (write != null) {
+			this.answered = write;
+			this.unanswered.clear();
+		}
+	}
+
+	void termEnded() {
+		this.termsEnded++;
+	}
+
+	boolean wrote(LeaseRecord version) {
+		return find(version) != null;
+	}
+
+	/** Whether the version is ours and written since the last term ended. */
+	boolean claimableAtOnce(LeaseRecord version) {
+		Sent write = find(version);
+		return write != null && write.termsEndedBefore == this.termsEnded;
+	}
+
+	/**
+	 * The claim of ours, sent since the last term ended and after the given moment, whose answer
+	 * never came but whose write is this version; {@code null} when none.
+	 */
+	Sent claimSince(LeaseRecord version, long notBeforeNanos) {
+		Sent write = find(version);
+		return (write != null && write.claim && write.termsEndedBefore == this.termsEnded && write != this.answered
+				&& write.sentAtNanos - notBeforeNanos > 0) ? write : null;
+	}
+
+	private Sent find(LeaseRecord version) {
+		if (!version.isHeldBy(this.identity)) {
+			return null;
+		}
+		if (this.answered != null && this.answered.wrote(version)) {
+			return this.answered;
+		}
+		for (Sent write : this.unanswered) {
+			if (write.wrote(version)) {
+				return write;
+			}
+		}
+		return null;
+	}
+
+	/** One write sent: the renewTime it carries, when it was sent, and in which run of terms. */
+	record Sent(Instant renewTime, long sentAtNanos, boolean claim, long termsEndedBefore) {
+
+		boolean wrote(LeaseRecord version) {
+			return LeaseRecord.sameInstant(this.renewTime, version.renewTime());
+		}
+
+	}
+
+}
