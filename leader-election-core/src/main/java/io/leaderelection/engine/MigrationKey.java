@@ -26,8 +26,6 @@ public final class MigrationKey implements ClaimGuard {
 
 	private static final Logger logger = LoggerFactory.getLogger(MigrationKey.class);
 
-	private static final long NEVER = Long.MIN_VALUE;
-
 	/** A Pod name: a DNS-1123 subdomain. */
 	private static final Pattern POD_NAME = Pattern
 		.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -54,7 +52,11 @@ public final class MigrationKey implements ClaimGuard {
 	/** What the key was seen naming and, when a Pod, that Pod's uid: a change restarts the wait. */
 	private String seenHolder;
 
-	private long freeSinceNanos = NEVER;
+	/**
+	 * The looks that found the key free, one every retry period: a failed look, or one that came
+	 * late (this process paused), ends the run, and the wait for a free key starts again.
+	 */
+	private final UnbrokenRun free;
 
 	private String problem;
 
@@ -70,6 +72,8 @@ public final class MigrationKey implements ClaimGuard {
 		this.leaseDurationNanos = settings.leaseDuration().toNanos();
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
 		this.runtime = runtime;
+		// a look a retry period after the one before, its three reads a retry period each at most
+		this.free = new UnbrokenRun(4 * this.retryPeriodNanos);
 	}
 
 	/** Names the key for messages. */
@@ -122,7 +126,7 @@ public final class MigrationKey implements ClaimGuard {
 	@Override
 	public synchronized boolean permitsClaim(long now) {
 		return this.ownPodReady && (ours()
-				|| (this.freeSinceNanos != NEVER && now - this.freeSinceNanos >= this.leaseDurationNanos));
+				|| (this.free.running() && this.free.lastedAt(now) >= this.leaseDurationNanos));
 	}
 
 	/**
@@ -156,7 +160,7 @@ public final class MigrationKey implements ClaimGuard {
 	private synchronized void claimed(LeaderKey written) {
 		this.seen = written;
 		this.seenHolder = this.ownPod;
-		this.freeSinceNanos = NEVER;
+		this.free.end();
 		logger.info("{} now names Pod '{}'", describe(), this.ownPod);
 	}
 
@@ -174,7 +178,7 @@ public final class MigrationKey implements ClaimGuard {
 				synchronized (this) {
 					this.seen = removed;
 					this.seenHolder = null;
-					this.freeSinceNanos = NEVER;
+					this.free.end();
 				}
 				logger.info("{} removed, naming Pod '{}' no more", describe(), this.ownPod);
 			});
@@ -241,7 +245,7 @@ public final class MigrationKey implements ClaimGuard {
 		boolean wasClaimable = permitsClaim(now);
 		if (failure != null) {
 			// not seen: the wait for a free key starts again from the next look
-			this.freeSinceNanos = NEVER;
+			this.free.end();
 			this.ownPodReady = false;
 			Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
 			logger.debug("{} could not be read: {}", describe(), cause.toString());
@@ -256,11 +260,15 @@ public final class MigrationKey implements ClaimGuard {
 			boolean sameHolder = look.holder.equals(this.seenHolder);
 			this.seenHolder = look.holder;
 			if (!look.free || problem != null) {
-				this.freeSinceNanos = NEVER;
+				this.free.end();
 			}
-			else if (this.freeSinceNanos == NEVER || !sameHolder) {
-				this.freeSinceNanos = now;
-				this.runtime.scheduler().schedule(this::tell, this.leaseDurationNanos);
+			else {
+				if (!sameHolder) {
+					this.free.end();
+				}
+				if (this.free.seen(now, false)) {
+					this.runtime.scheduler().schedule(this::tell, this.leaseDurationNanos);
+				}
 			}
 		}
 		if (wasHeld != held() || wasClaimable != permitsClaim(now)) {

@@ -31,14 +31,18 @@ final class UnbrokenRun {
 	 * Another observation of the state, completed at the given moment.
 	 * @param followedSinceLast whether the state was followed without a break since the previous
 	 * observation of the run, so that however long ago that was, nothing went unseen
+	 * @return whether this observation began a new run
 	 */
-	void seen(long at, boolean followedSinceLast) {
-		if (this.sinceNanos == NONE || (!followedSinceLast && at - this.lastSeenNanos > this.maxSpacingNanos)) {
+	boolean seen(long at, boolean followedSinceLast) {
+		boolean begins = this.sinceNanos == NONE
+				|| (!followedSinceLast && at - this.lastSeenNanos > this.maxSpacingNanos);
+		if (begins) {
 			this.sinceNanos = at;
 		}
 		if (this.lastSeenNanos == NONE || at - this.lastSeenNanos > 0) {
 			this.lastSeenNanos = at;
 		}
+		return begins;
 	}
 
 	/** Another state was seen, or a gap came: the run is over. */
