@@ -77,7 +77,7 @@ public class LeaderElectionProperties {
 	private OnLost onLost = OnLost.REJOIN;
 
 	/**
-	 * Further elections by name, each with its own Lease (or one per shard with 'shards'); unset values inherit the default election's.
+	 * Further elections by name, each with its own Lease (or one per shard with 'shards'); unset values inherit the default election's, but for config-map-migration's enabled and role.
 	 */
 	private Map<String, Election> elections = new LinkedHashMap<>();
 
@@ -359,27 +359,27 @@ public class LeaderElectionProperties {
 	}
 
 	/**
-	 * Migration from spring-cloud-kubernetes' ConfigMap leader: the election also takes part in the old protocol, and leads only while it holds both its Lease and the old key. Per election, unset values inherit leader.election.config-map-migration.*.
+	 * Migration from spring-cloud-kubernetes' ConfigMap leader: the election also takes part in the old protocol, and leads only while it holds both its Lease and the old key. The top-level block migrates the default election, which stands for the old application's one leader; a named election takes part only with its own enabled, and inherits config-map-name and key-prefix from the top-level block.
 	 */
 	public static class ConfigMapMigration {
 
 		/**
-		 * Whether to take part in spring-cloud-kubernetes' ConfigMap leader election while replicas on it still run. Defaults to false.
+		 * Whether the election takes part in spring-cloud-kubernetes' ConfigMap leader election while replicas on it still run: leader.election.config-map-migration.enabled for the default election only, leader.election.elections.NAME.config-map-migration.enabled for election NAME. Defaults to false.
 		 */
 		private Boolean enabled;
 
 		/**
-		 * Name of the ConfigMap the old replicas keep their leader in (spring.cloud.kubernetes.leader.config-map-name). Defaults to 'leaders'.
+		 * Name of the ConfigMap the old replicas keep their leader in. Defaults to spring.cloud.kubernetes.leader.config-map-name, else 'leaders'; a named election's defaults to leader.election.config-map-migration.config-map-name.
 		 */
 		private String configMapName;
 
 		/**
-		 * Prefix of the ConfigMap key naming the leader, followed by the role (spring.cloud.kubernetes.leader.leader-id-prefix). Defaults to 'leader.id.'.
+		 * Prefix of the ConfigMap key naming the leader, followed by the role. Defaults to spring.cloud.kubernetes.leader.leader-id-prefix, else 'leader.id.'; a named election's defaults to leader.election.config-map-migration.key-prefix.
 		 */
 		private String keyPrefix;
 
 		/**
-		 * Role the old replicas elect a leader for (spring.cloud.kubernetes.leader.role). Defaults to spring.cloud.kubernetes.leader.role when set, else 'leader' for the default election (spring-cloud-kubernetes' own default) and the election's name for the others.
+		 * Role the old replicas elect a leader for. Defaults to spring.cloud.kubernetes.leader.role, else 'leader' (spring-cloud-kubernetes' own default), for the default election; to the election's name for a named one.
 		 */
 		private String role;
 

@@ -72,10 +72,10 @@ public final class LeaderElectionSettingsResolver {
 		Migrations migrations = new Migrations(properties.getConfigMapMigration(), namespace);
 		// Named after the default Lease, which no other application in the namespace has.
 		String balanceGroup = properties.isBalance() ? defaultLease + LeaderStatus.ELECTIONS_GROUP_SUFFIX : null;
-		elections.add(balanced(migrations.apply(prefix, null, properties.effectiveMode(),
-				forLife.apply(prefix + ".mode", properties.effectiveMode(), election(LeaderElector.DEFAULT_ELECTION,
-						namespace, prefix + ".lease-name", defaultLease, !hasText(properties.getLeaseName()),
-						defaults))),
+		elections.add(balanced(migrations.apply(prefix, properties.getConfigMapMigration(), prefix + ".mode",
+				properties.effectiveMode(), forLife.apply(prefix + ".mode", properties.effectiveMode(),
+						election(LeaderElector.DEFAULT_ELECTION, namespace, prefix + ".lease-name", defaultLease,
+								!hasText(properties.getLeaseName()), defaults))),
 				balanceGroup));
 		Map<String, String> electionByLease = new HashMap<>();
 		electionByLease.put(defaultLease, LeaderElector.DEFAULT_ELECTION);
@@ -98,14 +98,15 @@ public final class LeaderElectionSettingsResolver {
 			Mode mode = ownMode ? election.getMode() : properties.effectiveMode();
 			String modeProperty = ownMode ? electionPrefix + ".mode" : prefix + ".mode";
 			int shards = validateShards(electionPrefix, election, mode, modeProperty);
+			Migrations.requireEnabledWhereSet(electionPrefix, election.getConfigMapMigration());
 			ElectionSettings settings = forLife.apply(modeProperty, mode, election(name, namespace,
 					electionPrefix + ".lease-name", leaseName, !hasText(election.getLeaseName()), timings));
 			if (shards == 1) {
-				elections.add(balanced(migrations.apply(electionPrefix, election.getConfigMapMigration(), mode,
-						settings), balanceGroup));
+				elections.add(balanced(migrations.apply(electionPrefix, election.getConfigMapMigration(), modeProperty,
+						mode, settings), balanceGroup));
 				return;
 			}
-			if (migrations.enabled(election.getConfigMapMigration())) {
+			if (Migrations.enabled(election.getConfigMapMigration())) {
 				throw new InvalidLeaderElectionPropertyException(electionPrefix + ".config-map-migration.enabled", true,
 						"cannot be set on a sharded election: the ConfigMap leader elects one leader per role, and "
 								+ "a sharded election has one per shard");
@@ -232,14 +233,21 @@ public final class LeaderElectionSettingsResolver {
 	}
 
 	/**
-	 * The migrations from spring-cloud-kubernetes' ConfigMap leader: what each election takes
-	 * part in, its defaults taken from spring-cloud-kubernetes' own properties when set, so that
-	 * the new replicas find the key the old ones keep.
+	 * The migrations from spring-cloud-kubernetes' ConfigMap leader. The old application has one
+	 * leader, for which the default election stands: the top-level block migrates the default
+	 * election alone, its role defaulting to spring-cloud-kubernetes' own. A named election takes
+	 * part only with its own block enabled, under a role of its own (its name by default); it
+	 * looks for the key in the ConfigMap the top-level block or spring-cloud-kubernetes' properties
+	 * name, the one the old replicas of the namespace share. Every value is checked against the
+	 * property that set it, so that an error names a property the user wrote.
 	 */
 	private final class Migrations {
 
 		private static final Pattern CONFIG_MAP_KEY = Pattern.compile("[-._a-zA-Z0-9]+");
 
+		private static final String PREFIX = LeaderElectionProperties.PREFIX + ".config-map-migration";
+
+		/** The top-level block. */
 		private final LeaderElectionProperties.ConfigMapMigration defaults;
 
 		private final String namespace;
@@ -251,80 +259,137 @@ public final class LeaderElectionSettingsResolver {
 			this.namespace = namespace;
 		}
 
-		boolean enabled(LeaderElectionProperties.ConfigMapMigration own) {
-			return Boolean.TRUE.equals((own.getEnabled() != null) ? own.getEnabled() : this.defaults.getEnabled());
+		static boolean enabled(LeaderElectionProperties.ConfigMapMigration own) {
+			return Boolean.TRUE.equals(own.getEnabled());
 		}
 
 		/**
-		 * @param own the election's own values; {@code null} for the default election, whose
-		 * values are the defaults
+		 * Refuses a named election's block that sets values but not {@code enabled}: they would be
+		 * ignored, where a configuration written when the top-level {@code enabled} applied to
+		 * every election expects them to migrate it.
 		 */
-		ElectionSettings apply(String electionPrefix, LeaderElectionProperties.ConfigMapMigration own, Mode mode,
-				ElectionSettings election) {
-			LeaderElectionProperties.ConfigMapMigration values = (own != null) ? own : this.defaults;
-			if (!enabled(values) || mode == Mode.STANDALONE) {
+		static void requireEnabledWhereSet(String electionPrefix, LeaderElectionProperties.ConfigMapMigration own) {
+			if (own.getEnabled() != null) {
+				return;
+			}
+			String ownPrefix = electionPrefix + ".config-map-migration";
+			for (Setting setting : List.of(new Setting(own.getConfigMapName(), ownPrefix + ".config-map-name"),
+					new Setting(own.getKeyPrefix(), ownPrefix + ".key-prefix"),
+					new Setting(own.getRole(), ownPrefix + ".role"))) {
+				if (setting.value() != null) {
+					throw new InvalidLeaderElectionPropertyException(setting.property(), setting.value(),
+							"takes effect only with " + ownPrefix + ".enabled=true: a named election takes part in "
+									+ "spring-cloud-kubernetes' leader only when its own 'enabled' says so ("
+									+ PREFIX + ".enabled migrates the default election alone)");
+				}
+			}
+		}
+
+		/**
+		 * @param electionPrefix {@code leader.election} for the default election, else
+		 * {@code leader.election.elections.NAME}
+		 * @param own the election's block: the top-level one for the default election
+		 * @param modeProperty the property that set the election's mode
+		 */
+		ElectionSettings apply(String electionPrefix, LeaderElectionProperties.ConfigMapMigration own,
+				String modeProperty, Mode mode, ElectionSettings election) {
+			if (!enabled(own) || mode == Mode.STANDALONE) {
 				return election;
 			}
-			String prefix = LeaderElectionProperties.PREFIX + ".config-map-migration";
 			String ownPrefix = electionPrefix + ".config-map-migration";
+			String enabledProperty = ownPrefix + ".enabled";
 			if (mode == Mode.FOR_LIFE) {
-				throw new InvalidLeaderElectionPropertyException(ownPrefix + ".enabled", true,
-						"works in lease mode only: election '" + election.name() + "' runs for-life");
+				throw new InvalidLeaderElectionPropertyException(enabledProperty, true,
+						"works in lease mode only: election '" + election.name() + "' runs for-life (set by "
+								+ modeProperty + ")");
 			}
-			String configMapProperty = (values.getConfigMapName() != null) ? ownPrefix + ".config-map-name"
-					: prefix + ".config-map-name";
-			String configMapName = firstSet(values.getConfigMapName(), this.defaults.getConfigMapName(),
-					springCloudLeader("config-map-name"), "leaders");
-			if (configMapName.length() > 253 || !DNS_1123_SUBDOMAIN.matcher(configMapName).matches()) {
-				throw new InvalidLeaderElectionPropertyException(configMapProperty, configMapName,
+			Setting configMapName = firstSet(enabledProperty, "leaders",
+					new Setting(own.getConfigMapName(), ownPrefix + ".config-map-name"),
+					new Setting(this.defaults.getConfigMapName(), PREFIX + ".config-map-name"),
+					springCloudLeader("config-map-name"));
+			if (configMapName.value().length() > 253 || !DNS_1123_SUBDOMAIN.matcher(configMapName.value()).matches()) {
+				throw new InvalidLeaderElectionPropertyException(configMapName.property(), configMapName.value(),
 						"must be a ConfigMap name, a DNS-1123 subdomain: the one spring-cloud-kubernetes' leader "
 								+ "uses (spring.cloud.kubernetes.leader.config-map-name)");
 			}
-			String keyPrefix = firstSet(values.getKeyPrefix(), this.defaults.getKeyPrefix(),
-					springCloudLeader("leader-id-prefix"), "leader.id.");
-			String roleProperty = ownPrefix + ".role";
+			Setting keyPrefix = firstSet(enabledProperty, "leader.id.",
+					new Setting(own.getKeyPrefix(), ownPrefix + ".key-prefix"),
+					new Setting(this.defaults.getKeyPrefix(), PREFIX + ".key-prefix"),
+					springCloudLeader("leader-id-prefix"));
+			Setting ownRole = new Setting(own.getRole(), ownPrefix + ".role");
 			// spring-cloud-kubernetes' own candidate takes the role 'leader' when none is set
-			String role = firstSet(values.getRole(), springCloudLeader("role"),
-					LeaderElector.DEFAULT_ELECTION.equals(election.name()) ? "leader" : election.name());
-			if (role.isBlank()) {
-				throw new InvalidLeaderElectionPropertyException(roleProperty, role,
+			Setting role = LeaderElector.DEFAULT_ELECTION.equals(election.name())
+					? firstSet(enabledProperty, "leader", ownRole, springCloudLeader("role"))
+					: firstSet(enabledProperty, election.name(), ownRole);
+			if (role.value().isBlank()) {
+				throw new InvalidLeaderElectionPropertyException(role.property(), role.value(),
 						"must name the role the old replicas elect a leader for (spring.cloud.kubernetes.leader.role): "
 								+ "their ConfigMap key is the key prefix followed by it");
 			}
-			String key = keyPrefix + role;
+			String key = keyPrefix.value() + role.value();
 			if (key.length() > 253 || !CONFIG_MAP_KEY.matcher(key).matches()) {
-				throw new InvalidLeaderElectionPropertyException(roleProperty, role,
+				boolean prefixAtFault = !keyPrefix.value().isEmpty()
+						&& !CONFIG_MAP_KEY.matcher(keyPrefix.value()).matches();
+				Setting culprit = (prefixAtFault || role.builtIn()) ? keyPrefix : role;
+				throw new InvalidLeaderElectionPropertyException(culprit.property(), culprit.value(),
 						"makes the ConfigMap key '" + key + "', which is not one: a key is at most 253 letters, "
 								+ "digits, '-', '_' and '.'");
 			}
-			String other = this.electionByKey.putIfAbsent(configMapName + "/" + key, election.name());
+			String other = this.electionByKey.putIfAbsent(configMapName.value() + "/" + key, election.name());
 			if (other != null) {
-				throw new InvalidLeaderElectionPropertyException(roleProperty, role,
+				String where = "' of ConfigMap " + this.namespace + "/" + configMapName.value();
+				if (role.builtIn()) {
+					throw new InvalidLeaderElectionPropertyException(enabledProperty, true,
+							"makes election '" + election.name() + "' lead by key '" + key + where
+									+ ", as election '" + other + "' does: its role defaults to its name; set "
+									+ ownPrefix + ".role to the role of the old replicas it stands for");
+				}
+				throw new InvalidLeaderElectionPropertyException(role.property(), role.value(),
 						"must differ from the role of election '" + other + "': both would lead by key '" + key
-								+ "' of ConfigMap " + this.namespace + "/" + configMapName);
+								+ where);
 			}
-			String podName = firstSet(LeaderElectionSettingsResolver.this.environment.apply("POD_NAME"),
-					LeaderElectionSettingsResolver.this.environment.apply("HOSTNAME"), "");
-			if (podName.isBlank()) {
-				throw new InvalidLeaderElectionPropertyException(ownPrefix + ".enabled", true,
+			String podName = LeaderElectionSettingsResolver.this.environment.apply("POD_NAME");
+			if (!hasText(podName)) {
+				podName = LeaderElectionSettingsResolver.this.environment.apply("HOSTNAME");
+			}
+			if (!hasText(podName)) {
+				throw new InvalidLeaderElectionPropertyException(enabledProperty, true,
 						"needs the environment variable POD_NAME (or HOSTNAME) naming the Pod this process runs "
 								+ "in: the old replicas check the readiness of the Pod the key names. Set it from "
 								+ "the downward API (env POD_NAME, valueFrom fieldRef metadata.name)");
 			}
-			return election.migratingFrom(new ElectionSettings.Migration(configMapName, key, podName.trim()));
+			return election.migratingFrom(
+					new ElectionSettings.Migration(configMapName.value(), key, podName.trim()));
 		}
 
-		private String springCloudLeader(String property) {
-			return LeaderElectionSettingsResolver.this.environment.apply("spring.cloud.kubernetes.leader." + property);
+		private Setting springCloudLeader(String property) {
+			String name = "spring.cloud.kubernetes.leader." + property;
+			return new Setting(LeaderElectionSettingsResolver.this.environment.apply(name), name);
 		}
 
-		private static String firstSet(String... values) {
-			for (String value : values) {
-				if (value != null) {
-					return value;
+		/**
+		 * The first setting with a value; else the built-in default, which the election's
+		 * {@code enabled} called for.
+		 */
+		private static Setting firstSet(String enabledProperty, String builtIn, Setting... settings) {
+			for (Setting setting : settings) {
+				if (setting.value() != null) {
+					return setting;
 				}
 			}
-			return null;
+			return new Setting(builtIn, enabledProperty, true);
+		}
+
+		/**
+		 * A value of a migration and the property that set it: for a built-in default, the
+		 * election's {@code enabled}.
+		 */
+		private record Setting(String value, String property, boolean builtIn) {
+
+			Setting(String value, String property) {
+				this(value, property, false);
+			}
+
 		}
 
 	}

@@ -51,6 +51,20 @@ class ConfigurationMetadataTests {
 	}
 
 	@Test
+	void theTopLevelMigrationSaysItIsTheDefaultElectionsAndWhatANamedElectionInherits() throws Exception {
+		Map<String, String> descriptions = new LinkedHashMap<>();
+		for (JsonNode property : metadata().get("properties")) {
+			descriptions.put(property.get("name").asText(), property.path("description").asText());
+		}
+		assertThat(descriptions.get("leader.election.config-map-migration.enabled")).contains(
+				"for the default election only", "leader.election.elections.NAME.config-map-migration.enabled");
+		assertThat(descriptions.get("leader.election.config-map-migration.role"))
+			.contains("spring.cloud.kubernetes.leader.role", "to the election's name for a named one");
+		assertThat(descriptions.get("leader.election.config-map-migration.config-map-name"))
+			.contains("a named election's defaults to leader.election.config-map-migration.config-map-name");
+	}
+
+	@Test
 	void everyLeaderElectionPropertyHasADefaultOrSaysWhatItDefaultsTo() throws Exception {
 		for (JsonNode property : metadata().get("properties")) {
 			String name = property.get("name").asText();

@@ -4,8 +4,12 @@ import java.net.InetAddress;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.HashMap;
+import java.util.Map;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -108,6 +112,18 @@ public final class CrudKubernetesServer implements AutoCloseable, AfterAllCallba
 
 	/** Creates a running Pod, as the one a replica runs in; returns its uid. */
 	public String runPod(String namespace, String name) {
+		return createRunningPod(namespace, name);
+	}
+
+	/**
+	 * Creates a running Pod whose {@code Ready} condition is true, as the kubelet reports one
+	 * that passes its readiness probe; returns its uid.
+	 */
+	public String runReadyPod(String namespace, String name) {
+		return createRunningPod(namespace, name, new PodConditionBuilder().withType("Ready").withStatus("True").build());
+	}
+
+	private String createRunningPod(String namespace, String name, PodCondition... conditions) {
 		return this.client.pods()
 			.inNamespace(namespace)
 			.resource(new PodBuilder().withNewMetadata()
@@ -116,11 +132,18 @@ public final class CrudKubernetesServer implements AutoCloseable, AfterAllCallba
 				.endMetadata()
 				.withNewStatus()
 				.withPhase("Running")
+				.withConditions(conditions)
 				.endStatus()
 				.build())
 			.create()
 			.getMetadata()
 			.getUid();
+	}
+
+	/** The data of the ConfigMap, or {@code null} when there is none. */
+	public Map<String, String> configMapData(String namespace, String name) {
+		ConfigMap configMap = this.client.configMaps().inNamespace(namespace).withName(name).get();
+		return (configMap != null) ? configMap.getData() : null;
 	}
 
 	@Override

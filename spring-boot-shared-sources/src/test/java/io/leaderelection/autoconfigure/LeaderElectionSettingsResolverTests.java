@@ -865,29 +865,171 @@ class LeaderElectionSettingsResolverTests {
 	}
 
 	@Test
-	void twoElectionsMigratingToOneKeyAreRejected() {
+	void aNamedElectionWhoseNameMakesTheDefaultElectionsKeyIsRejectedNamingItsEnabled() {
 		this.environment.put("POD_NAME", "orders-0");
 		this.properties.getConfigMapMigration().setEnabled(true);
 		this.properties.getConfigMapMigration().setRole("billing");
 		LeaderElectionProperties.Election billing = election();
+		billing.getConfigMapMigration().setEnabled(true);
 		this.properties.getElections().put("billing", billing);
 		InvalidLeaderElectionPropertyException ex = invalid();
-		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.config-map-migration.role");
-		assertThat(ex.getReason()).contains("election 'default'", "'leader.id.billing'");
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.billing.config-map-migration.enabled");
+		assertThat(ex.getReason()).contains("election 'default'", "'leader.id.billing'", "defaults to its name",
+				"set leader.election.elections.billing.config-map-migration.role");
 	}
 
 	@Test
-	void aMigrationOfAForLifeOrShardedElectionIsRejected() {
+	void aNamedElectionWhoseRoleIsTheDefaultElectionsIsRejectedNamingItsRole() {
+		this.environment.put("POD_NAME", "orders-0");
+		this.environment.put("spring.cloud.kubernetes.leader.role", "jobs");
+		this.properties.getConfigMapMigration().setEnabled(true);
+		LeaderElectionProperties.Election reports = election();
+		reports.getConfigMapMigration().setEnabled(true);
+		reports.getConfigMapMigration().setRole("jobs");
+		this.properties.getElections().put("reports", reports);
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.reports.config-map-migration.role");
+		assertThat(ex.getReason()).contains("election 'default'", "'leader.id.jobs'");
+	}
+
+	@Test
+	void aMigrationOfAForLifeOrShardedElectionIsRejectedNamingItsOwnEnabled() {
 		this.environment.put("POD_NAME", "orders-0");
 		LeaderElectionProperties.Election orders = sharded(2);
 		orders.getConfigMapMigration().setEnabled(true);
 		assertThat(invalid().getProperty()).isEqualTo("leader.election.elections.orders.config-map-migration.enabled");
+		orders.setShards(1);
+		this.properties.setMode(LeaderElectionProperties.Mode.FOR_LIFE);
+		InvalidLeaderElectionPropertyException forLife = invalid();
+		assertThat(forLife.getProperty()).isEqualTo("leader.election.elections.orders.config-map-migration.enabled");
+		assertThat(forLife.getReason()).contains("lease mode only", "election 'orders'",
+				"(set by leader.election.mode)");
 		this.properties.getElections().clear();
 		this.properties.getConfigMapMigration().setEnabled(true);
-		this.properties.setMode(LeaderElectionProperties.Mode.FOR_LIFE);
 		InvalidLeaderElectionPropertyException ex = invalid();
 		assertThat(ex.getProperty()).isEqualTo("leader.election.config-map-migration.enabled");
-		assertThat(ex.getReason()).contains("lease mode only");
+		assertThat(ex.getReason()).contains("lease mode only", "election 'default'");
+	}
+
+	/**
+	 * The README's migration step on an application shaped like the sample: a default election, a
+	 * named one and a sharded one. The top-level block stands for spring-cloud-kubernetes' one
+	 * leader: it migrates the default election alone, the sharded one is no reason to refuse it.
+	 */
+	@Test
+	void theTopLevelMigrationMigratesTheDefaultElectionAlone() {
+		this.environment.put("POD_NAME", "sample-5c7d-x2x9q");
+		this.properties.getConfigMapMigration().setEnabled(true);
+		this.properties.getElections().put("reports", election());
+		sharded(8);
+		LeaderElectionSettings settings = resolve();
+		assertThat(settings.elections()).hasSize(10);
+		assertThat(settings.elections().get(0).migration())
+			.isEqualTo(new ElectionSettings.Migration("leaders", "leader.id.leader", "sample-5c7d-x2x9q"));
+		assertThat(settings.elections().subList(1, 10)).extracting(ElectionSettings::migration).containsOnlyNulls();
+	}
+
+	@Test
+	void aRoleAtTheTopLevelOrFromSpringCloudKubernetesIsTheDefaultElectionsOnly() {
+		this.environment.put("POD_NAME", "orders-0");
+		this.environment.put("spring.cloud.kubernetes.leader.role", "jobs");
+		this.properties.getConfigMapMigration().setEnabled(true);
+		LeaderElectionProperties.Election reports = election();
+		reports.getConfigMapMigration().setEnabled(true);
+		this.properties.getElections().put("reports", reports);
+		assertThat(resolve().elections()).extracting(ElectionSettings::migration)
+			.containsExactly(new ElectionSettings.Migration("leaders", "leader.id.jobs", "orders-0"),
+					new ElectionSettings.Migration("leaders", "leader.id.reports", "orders-0"));
+		this.properties.getConfigMapMigration().setRole("billing");
+		assertThat(resolve().elections()).extracting(ElectionSettings::migration)
+			.containsExactly(new ElectionSettings.Migration("leaders", "leader.id.billing", "orders-0"),
+					new ElectionSettings.Migration("leaders", "leader.id.reports", "orders-0"));
+	}
+
+	@Test
+	void aNamedElectionTakesItsConfigMapAndPrefixFromTheTopLevelBlockThenSpringCloudKubernetes() {
+		this.environment.put("POD_NAME", "orders-0");
+		this.environment.put("spring.cloud.kubernetes.leader.config-map-name", "old-leaders");
+		this.environment.put("spring.cloud.kubernetes.leader.leader-id-prefix", "id.");
+		LeaderElectionProperties.Election reports = election();
+		reports.getConfigMapMigration().setEnabled(true);
+		this.properties.getElections().put("reports", reports);
+		assertThat(resolve().elections().get(1).migration())
+			.isEqualTo(new ElectionSettings.Migration("old-leaders", "id.reports", "orders-0"));
+		this.properties.getConfigMapMigration().setConfigMapName("shared-leaders");
+		this.properties.getConfigMapMigration().setKeyPrefix("lead.");
+		assertThat(resolve().elections().get(1).migration())
+			.isEqualTo(new ElectionSettings.Migration("shared-leaders", "lead.reports", "orders-0"));
+		reports.getConfigMapMigration().setConfigMapName("report-leaders");
+		reports.getConfigMapMigration().setKeyPrefix("report.");
+		reports.getConfigMapMigration().setRole("nightly");
+		LeaderElectionSettings settings = resolve();
+		assertThat(settings.elections().get(0).migration()).isNull();
+		assertThat(settings.elections().get(1).migration())
+			.isEqualTo(new ElectionSettings.Migration("report-leaders", "report.nightly", "orders-0"));
+	}
+
+	@Test
+	void aNamedElectionsMigrationValuesWithoutItsOwnEnabledAreRejectedNamingThem() {
+		this.properties.getConfigMapMigration().setEnabled(true);
+		LeaderElectionProperties.Election reports = election();
+		reports.getConfigMapMigration().setRole("reports-job");
+		this.properties.getElections().put("reports", reports);
+		this.environment.put("POD_NAME", "orders-0");
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo("leader.election.elections.reports.config-map-migration.role");
+		assertThat(ex.getReason()).contains("leader.election.elections.reports.config-map-migration.enabled=true",
+				"leader.election.config-map-migration.enabled migrates the default election alone");
+		sharded(2).getConfigMapMigration().setKeyPrefix("id.");
+		reports.getConfigMapMigration().setEnabled(false);
+		assertThat(invalid().getProperty()).isEqualTo("leader.election.elections.orders.config-map-migration.key-prefix");
+	}
+
+	@Test
+	void aNamedElectionWithoutPodNameIsRejectedNamingItsEnabled() {
+		LeaderElectionProperties.Election reports = election();
+		reports.getConfigMapMigration().setEnabled(true);
+		this.properties.getElections().put("reports", reports);
+		assertThat(invalid().getProperty()).isEqualTo("leader.election.elections.reports.config-map-migration.enabled");
+	}
+
+	/** Each bad value, set where a user sets it, is reported under that property. */
+	@ParameterizedTest
+	@ValueSource(strings = { "spring.cloud.kubernetes.leader.role= ", "spring.cloud.kubernetes.leader.role=a/b",
+			"spring.cloud.kubernetes.leader.config-map-name=Leaders!",
+			"spring.cloud.kubernetes.leader.leader-id-prefix=id/",
+			"leader.election.config-map-migration.config-map-name=Leaders!",
+			"leader.election.config-map-migration.key-prefix=id/",
+			"leader.election.elections.reports.config-map-migration.role=a/b",
+			"leader.election.elections.reports.config-map-migration.role= ",
+			"leader.election.elections.reports.config-map-migration.config-map-name=Leaders!",
+			"leader.election.elections.reports.config-map-migration.key-prefix=id/" })
+	void aBadMigrationValueIsReportedUnderThePropertyThatSetIt(String assignment) {
+		String property = assignment.substring(0, assignment.indexOf('='));
+		String value = assignment.substring(assignment.indexOf('=') + 1);
+		this.environment.put("POD_NAME", "orders-0");
+		LeaderElectionProperties.ConfigMapMigration topLevel = this.properties.getConfigMapMigration();
+		LeaderElectionProperties.Election reports = election();
+		LeaderElectionProperties.ConfigMapMigration own = reports.getConfigMapMigration();
+		own.setEnabled(true);
+		this.properties.getElections().put("reports", reports);
+		if (property.startsWith("spring.cloud.")) {
+			// spring-cloud-kubernetes' role is the default election's
+			topLevel.setEnabled(true);
+			this.environment.put(property, value);
+		}
+		else {
+			LeaderElectionProperties.ConfigMapMigration block = property.startsWith("leader.election.elections.")
+					? own : topLevel;
+			switch (property.substring(property.lastIndexOf('.') + 1)) {
+				case "config-map-name" -> block.setConfigMapName(value);
+				case "key-prefix" -> block.setKeyPrefix(value);
+				default -> block.setRole(value);
+			}
+		}
+		InvalidLeaderElectionPropertyException ex = invalid();
+		assertThat(ex.getProperty()).isEqualTo(property);
+		assertThat(ex.getValue()).isEqualTo(value);
 	}
 
 }
