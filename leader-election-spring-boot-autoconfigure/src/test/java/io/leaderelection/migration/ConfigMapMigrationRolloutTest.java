@@ -3,9 +3,15 @@ package io.leaderelection.migration;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import io.leaderelection.engine.RevocationCause;
@@ -17,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import org.springframework.core.env.PropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -49,7 +57,8 @@ import static org.awaitility.Awaitility.await;
  * once and leave nothing the new one could fence them with.
  * <p>
  * Timings are scaled down: old replicas check every 300 ms (60 s by default), new ones have a
- * lease duration of 1.5 s, a renew deadline of 1 s and a retry period of 100 ms.
+ * lease duration of 1.5 s, a renew deadline of 1 s and a retry period of 100 ms (those of the
+ * sample app, ten elections each, 3 s, 2 s and 400 ms).
  */
 class ConfigMapMigrationRolloutTest {
 
@@ -86,6 +95,19 @@ class ConfigMapMigrationRolloutTest {
 	private static final Duration INHERENT_OVERLAP_BOUND = RETRY_PERIOD.multipliedBy(2)
 		.plusMillis(SLACK_MILLIS);
 
+	/**
+	 * The timings of the sample app's replicas, scaled down from its 15 s / 10 s / 2 s less than
+	 * the others': each replica runs ten elections, on a machine that may be busy.
+	 */
+	private static final Duration SAMPLE_LEASE_DURATION = Duration.ofSeconds(3);
+
+	private static final Duration SAMPLE_RENEW_DEADLINE = Duration.ofSeconds(2);
+
+	private static final Duration SAMPLE_RETRY_PERIOD = Duration.ofMillis(400);
+
+	/** How often {@link LeaderSamples} looks at who leads. */
+	private static final long SAMPLE_MILLIS = 10;
+
 	/** Long enough for any takeover here, on a busy machine. */
 	private static final Duration TIMEOUT = Duration.ofSeconds(15);
 
@@ -96,9 +118,10 @@ class ConfigMapMigrationRolloutTest {
 	/** Every replica's requests, and the test's steps, for failure messages. */
 	private final RequestTimeline timeline = new RequestTimeline();
 
-	private final List<OldProtocolReplica> olds = new ArrayList<>();
+	/** Thread-safe, as the new ones: {@link LeaderSamples} reads them. */
+	private final List<OldProtocolReplica> olds = new CopyOnWriteArrayList<>();
 
-	private final List<NewProtocolReplica> news = new ArrayList<>();
+	private final List<NewProtocolReplica> news = new CopyOnWriteArrayList<>();
 
 	/** When each new replica's Pod was set not Ready while it led: the overlaps the old protocol allows. */
 	private final List<Flip> newLeaderFlips = new ArrayList<>();
@@ -131,6 +154,86 @@ class ConfigMapMigrationRolloutTest {
 	@Test
 	void rolloutOnePodAtATime() {
 		begin();
+		rollOutOnePodAtATime(this::startNew, (joined) -> {
+			// nothing more to check than the terms
+		});
+		assertNoOldAndNewLeaderTogether("rollout one pod at a time");
+	}
+
+	/**
+	 * The migration step of docs/migration.md applied as written to the sample app: its own
+	 * configuration ({@link SampleAppConfiguration}: a default election, {@code reports},
+	 * {@code orders} in 8 shards) with {@code leader.election.config-map-migration.enabled=true},
+	 * rolled out as {@link #rolloutOnePodAtATime()} over replicas of an application on
+	 * spring-cloud-kubernetes' leader with its default role. The default election takes the old
+	 * leader's place: never two leaders of it, in the terms or in samples of who leads, taken
+	 * every {@value #SAMPLE_MILLIS} ms. The named elections take no part: the new replicas lead
+	 * them while an old replica still leads, and no key but the default election's is written.
+	 */
+	@Test
+	void theMigrationStepRollsTheSampleAppOutWithOneLeader() {
+		this.role = null;
+		begin();
+		List<String> named = new ArrayList<>();
+		try (LeaderSamples samples = sampleLeaders()) {
+			rollOutOnePodAtATime((pod) -> startSample(pod, SampleAppConfiguration.withMigrationStep()), (joined) -> {
+				if (named.isEmpty()) {
+					named.addAll(electionsBesideTheDefault(joined));
+				}
+				await().atMost(TIMEOUT).until(() -> named.stream().allMatch(this::oneNewReplicaLeads));
+				assertThat(leaders()).as("who leads the default election").singleElement()
+					.matches(ConfigMapMigrationRolloutTest::isOld);
+			});
+			samples.close();
+			report.add(String.format("the migration step on the sample app (%s): %s", this.namespace, samples));
+			assertThat(samples.withTwoLeaders()).as("samples with two leaders of the default election").isZero();
+		}
+		assertThat(named).containsExactly("reports", "orders-0-of-8", "orders-1-of-8", "orders-2-of-8",
+				"orders-3-of-8", "orders-4-of-8", "orders-5-of-8", "orders-6-of-8", "orders-7-of-8");
+		await().atMost(TIMEOUT).until(() -> named.stream().allMatch(this::oneNewReplicaLeads));
+		assertThat(server.configMap(this.namespace, CONFIG_MAP).getData())
+			.isEqualTo(Map.of("leader.id.leader", leaders().get(0)));
+		assertNoOldAndNewLeaderTogether("the migration step on the sample app");
+	}
+
+	/**
+	 * The measure of {@link #theMigrationStepRollsTheSampleAppOutWithOneLeader()}, without the
+	 * migration step: the sample's new replicas elect a leader of their own beside the old one,
+	 * and the samples see two leaders.
+	 */
+	@Test
+	void withoutTheMigrationStepTheSampleAppRollsOutWithTwoLeaders() {
+		this.role = null;
+		begin();
+		try (LeaderSamples samples = sampleLeaders()) {
+			for (int i = 0; i < 3; i++) {
+				startOld("old-" + i, UPDATE_PERIOD);
+			}
+			awaitOneLeader();
+			for (int i = 0; i < 3; i++) {
+				startSample("new-" + i, SampleAppConfiguration.asIs());
+				stopOld(i != 0);
+				await().atMost(TIMEOUT)
+					.until(() -> this.news.stream().anyMatch(NewProtocolReplica::isLeader)
+							&& (liveOlds().findAny().isEmpty() || liveOlds().anyMatch(OldProtocolReplica::isLeader)));
+			}
+			samples.close();
+			report.add(String.format("the sample app without the migration step (%s): %s", this.namespace, samples));
+			assertThat(samples.withTwoLeaders()).as("samples with two leaders of the default election").isPositive();
+		}
+		assertThat(this.intervals.overlaps()).as("two leaders of the default election at once")
+			.anyMatch((overlap) -> isOld(overlap.first().holder()) != isOld(overlap.second().holder()));
+	}
+
+	/**
+	 * Three old replicas, one leading; then, one Pod at a time, a new replica joins and an old
+	 * one stops gracefully (its Pod deleted after): a follower first, then the leader twice. At
+	 * the end exactly one new replica leads and the key names its Pod.
+	 * @param startNew starts a new replica in the Pod of the given name
+	 * @param joined told of each new replica once it started, while an old replica leads
+	 */
+	private void rollOutOnePodAtATime(Function<String, NewProtocolReplica> startNew,
+			Consumer<NewProtocolReplica> joined) {
 		for (int i = 0; i < 3; i++) {
 			startOld("old-" + i, UPDATE_PERIOD);
 		}
@@ -138,18 +241,13 @@ class ConfigMapMigrationRolloutTest {
 		assertThat(isOld(first)).as("an old replica leads first").isTrue();
 
 		for (int i = 0; i < 3; i++) {
-			startNew("new-" + i);
+			joined.accept(startNew.apply("new-" + i));
 			// a follower first (the key stays), then the leader (the key passes on)
-			OldProtocolReplica leaving = (i == 0) ? liveOlds().filter((old) -> !old.isLeader()).findFirst().orElseThrow()
-					: liveOlds().filter(OldProtocolReplica::isLeader).findFirst().orElseThrow();
-			boolean wasLeader = leaving.isLeader();
-			step("stop " + leaving.name() + (wasLeader ? " (leader)" : "") + ", then delete its Pod");
 			long stoppedAt = System.nanoTime();
-			leaving.stop();
-			server.deletePod(this.namespace, leaving.name());
+			OldProtocolReplica leaving = stopOld(i != 0);
 			String leader = awaitOneLeader();
 			boolean oldsLeft = liveOlds().findAny().isPresent();
-			logger.info("{}: {} stopped{}; {} leads", this.namespace, leaving.name(), wasLeader ? " (leader)" : "",
+			logger.info("{}: {} stopped{}; {} leads", this.namespace, leaving.name(), (i != 0) ? " (leader)" : "",
 					leader);
 			assertThat(isOld(leader)).as("an old replica leads while one is left").isEqualTo(oldsLeft);
 			if (!oldsLeft) {
@@ -163,7 +261,6 @@ class ConfigMapMigrationRolloutTest {
 		assertThat(isOld(last)).isFalse();
 		assertThat(keyValue()).isEqualTo(last);
 		assertThat(this.news).hasSize(3).allSatisfy((replica) -> assertThat(replica.hasEnded()).isFalse());
-		assertNoOldAndNewLeaderTogether("rollout one pod at a time");
 	}
 
 	/**
@@ -272,16 +369,14 @@ class ConfigMapMigrationRolloutTest {
 		await().atMost(TIMEOUT).until(() -> oldLeader.equals(other.leaderSeen()));
 		step("set " + oldLeader + "'s Pod not Ready");
 		server.setPodReady(this.namespace, oldLeader, false);
-		String secondOld = awaitOneLeader();
-		assertThat(secondOld).isEqualTo(other.name());
+		String secondOld = awaitOneLeader(other.name()::equals);
 		endIfDeadlocked(other);
 
 		// 3. that one's Pod turns not Ready: a new replica takes the key, after a lease duration
 		step("set " + secondOld + "'s Pod not Ready");
 		long unready = System.nanoTime();
 		server.setPodReady(this.namespace, secondOld, false);
-		String secondNew = awaitOneLeader();
-		assertThat(isOld(secondNew)).isFalse();
+		String secondNew = awaitOneLeader((leader) -> !isOld(leader));
 		assertWaitedALeaseDuration(newReplica(secondNew), unready,
 				"after the last Ready old leader's Pod turned not Ready");
 
@@ -347,9 +442,8 @@ class ConfigMapMigrationRolloutTest {
 		this.newLeaderFlips.add(new Flip(newLeader, flippedAt));
 		step("set " + newLeader + "'s Pod not Ready");
 		server.setPodReady(this.namespace, newLeader, false);
-		String oldLeader = awaitOneLeader();
-		assertThat(isOld(oldLeader)).as("an old replica takes the key of a new leader whose Pod is not Ready")
-			.isTrue();
+		// an old replica takes the key of a new leader whose Pod is not Ready
+		String oldLeader = awaitOneLeader(ConfigMapMigrationRolloutTest::isOld);
 		await().atMost(TIMEOUT).until(() -> replica.revocations().size() > revocations);
 		assertThat(replica.revocations().get(revocations)).isEqualTo(RevocationCause.MIGRATION_KEY_LOST);
 		Interval newTerm = lastTerm(newLeader);
@@ -364,6 +458,42 @@ class ConfigMapMigrationRolloutTest {
 					this.intervals)
 			.isLessThan(INHERENT_OVERLAP_BOUND);
 		return oldLeader;
+	}
+
+	/**
+	 * Stops an old replica gracefully, as a rollout does, then deletes its Pod.
+	 * @param leader whether to stop the leader, or a follower
+	 */
+	private OldProtocolReplica stopOld(boolean leader) {
+		OldProtocolReplica leaving = liveOlds().filter((old) -> old.isLeader() == leader).findFirst().orElseThrow();
+		step("stop " + leaving.name() + (leader ? " (leader)" : "") + ", then delete its Pod");
+		leaving.stop();
+		server.deletePod(this.namespace, leaving.name());
+		return leaving;
+	}
+
+	/** Samples how many replicas lead the default election, old and new. */
+	private LeaderSamples sampleLeaders() {
+		return LeaderSamples.every(Duration.ofMillis(SAMPLE_MILLIS), () -> leaders().size());
+	}
+
+	/** The elections of the replica's application but the default one, shards by shard. */
+	private static List<String> electionsBesideTheDefault(NewProtocolReplica replica) {
+		return replica.engine()
+			.statuses()
+			.keySet()
+			.stream()
+			.flatMap((election) -> replica.engine().shardNames(election).isEmpty() ? Stream.of(election)
+					: replica.engine().shardNames(election).stream())
+			.filter((election) -> !election.equals(NewProtocolReplica.ELECTION))
+			.toList();
+	}
+
+	/** Whether exactly one live new replica leads the election. */
+	private boolean oneNewReplicaLeads(String election) {
+		return this.news.stream()
+			.filter((replica) -> !replica.hasEnded() && replica.engine().isLeader(election))
+			.count() == 1;
 	}
 
 	/** An old replica found deadlocked is ended as a crash: it would lead on for good otherwise. */
@@ -441,15 +571,16 @@ class ConfigMapMigrationRolloutTest {
 	}
 
 	/**
-	 * A new replica took the key only after seeing it free for a whole lease duration, counted
-	 * from just before the test made it free.
+	 * A new replica took the key only after seeing it free for a whole lease duration (its own),
+	 * counted from just before the test made it free.
 	 */
 	private void assertWaitedALeaseDuration(NewProtocolReplica leader, long freedBefore, String when) {
 		long waited = leader.lastGateOpenedAt() - freedBefore;
+		Duration leaseDuration = leader.settings().leaseDuration();
 		report.add(String.format("%s: %s's gate opened %.1f ms %s (lease duration %d ms)", this.namespace,
-				leader.name(), millis(waited), when, LEASE_DURATION.toMillis()));
+				leader.name(), millis(waited), when, leaseDuration.toMillis()));
 		assertThat(Duration.ofNanos(waited)).as("how long after the key was freed %s led", leader.name())
-			.isGreaterThanOrEqualTo(LEASE_DURATION);
+			.isGreaterThanOrEqualTo(leaseDuration);
 	}
 
 	// ---- replicas
@@ -474,9 +605,18 @@ class ConfigMapMigrationRolloutTest {
 	}
 
 	private NewProtocolReplica startNew(String pod, boolean ready) {
+		return startNew(pod, ready, NewProtocolReplica.Settings.of(this.namespace, pod, effectiveRole()));
+	}
+
+	/** A new replica of the sample app, in a Ready Pod, with the given configuration. */
+	private NewProtocolReplica startSample(String pod, List<PropertySource<?>> configuration) {
+		return startNew(pod, true, NewProtocolReplica.Settings.of(this.namespace, pod, configuration)
+			.withTimings(SAMPLE_LEASE_DURATION, SAMPLE_RENEW_DEADLINE, SAMPLE_RETRY_PERIOD));
+	}
+
+	private NewProtocolReplica startNew(String pod, boolean ready, NewProtocolReplica.Settings settings) {
 		server.createPod(this.namespace, pod, ready);
-		NewProtocolReplica replica = NewProtocolReplica.start(server,
-				NewProtocolReplica.Settings.of(this.namespace, pod, effectiveRole()), this.intervals);
+		NewProtocolReplica replica = NewProtocolReplica.start(server, settings, this.intervals);
 		this.news.add(replica);
 		return replica;
 	}
@@ -514,13 +654,26 @@ class ConfigMapMigrationRolloutTest {
 	 * the key names it.
 	 */
 	private String awaitOneLeader() {
+		return awaitOneLeader((leader) -> true);
+	}
+
+	/**
+	 * Waits as {@link #awaitOneLeader()} for a leader the predicate accepts: after a readiness
+	 * change, the leader from before may still lead alone for a while, as the replicas learn of
+	 * the change only from their watches.
+	 * @return the leader that was found, as it was found
+	 */
+	private String awaitOneLeader(Predicate<String> expected) {
+		AtomicReference<String> found = new AtomicReference<>();
 		await().atMost(TIMEOUT).untilAsserted(() -> {
 			List<String> leaders = leaders();
 			assertThat(leaders).as("leaders; terms:%s", this.intervals).hasSize(1);
+			assertThat(leaders.get(0)).as("the one leader; terms:%s", this.intervals).matches(expected);
 			assertThat(this.intervals.leaders()).containsExactlyElementsOf(leaders);
 			assertThat(keyValue()).isEqualTo(leaders.get(0));
+			found.set(leaders.get(0));
 		});
-		return leaders().get(0);
+		return found.get();
 	}
 
 	/** Waits until the old replicas' last check saw the key name the leader's Pod, which they watch. */

@@ -19,18 +19,21 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.MutablePropertySources;
+import org.springframework.core.env.PropertySource;
 
 /**
  * One replica of an application on this starter, in migration mode from spring-cloud-kubernetes'
  * ConfigMap leader ({@code leader.election.config-map-migration.enabled=true}): a Spring context
  * of its own holding {@link LeaderElectionAutoConfiguration}, as an {@code ApplicationContextRunner}
  * builds one (the configuration registered on an {@link AnnotationConfigApplicationContext} with
- * the replica's properties first in its environment), but kept running until the test stops or
- * kills it. Its {@link KubernetesClient} bean is a client of its own on the
+ * what the replica's Deployment sets first in its environment, then the application's own
+ * configuration), but kept running until the test stops or kills it. Its {@link KubernetesClient} bean is a client of its own on the
  * {@link MigrationApiServer}, and {@code POD_NAME} names its Pod, which the test creates and whose
  * readiness it flips.
  * <p>
- * Its leadership is what an {@link ElectionListener} bean is told: a term from
+ * Its leadership, of the default election (the one migrating), is what an {@link ElectionListener}
+ * bean is told: a term from
  * {@code granted(..., gateOpenedAt)} to {@code revoked(..., gateClosedAt)}, on the engine's
  * monotonic clock ({@link System#nanoTime()} in production, as the {@link LeadershipIntervals}
  * the old replicas report to), recorded under its Pod's name.
@@ -86,9 +89,13 @@ public final class NewProtocolReplica implements AutoCloseable {
 	private void startContext() {
 		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
 		context.setId(name());
-		context.getEnvironment()
-			.getPropertySources()
-			.addFirst(new MapPropertySource("replica-" + name(), this.settings.properties()));
+		MutablePropertySources sources = context.getEnvironment().getPropertySources();
+		sources.addFirst(new MapPropertySource("replica-" + name(), this.settings.properties()));
+		String above = "replica-" + name();
+		for (PropertySource<?> source : this.settings.application()) {
+			sources.addAfter(above, source);
+			above = source.getName();
+		}
 		context.registerBean("kubernetesClient", KubernetesClient.class, () -> this.client);
 		context.registerBean("gateRecorder", ElectionListener.class, () -> new GateRecorder());
 		context.register(LeaderElectionAutoConfiguration.class);
@@ -142,6 +149,10 @@ public final class NewProtocolReplica implements AutoCloseable {
 		return !this.ended && this.engine.isLeader(ELECTION);
 	}
 
+	public Settings settings() {
+		return this.settings;
+	}
+
 	/** Its Pod's name: its {@code POD_NAME}, what it writes into the key, its holder name. */
 	public String name() {
 		return this.settings.podName();
@@ -185,6 +196,9 @@ public final class NewProtocolReplica implements AutoCloseable {
 
 		@Override
 		public void granted(String election, long fencingToken, long gateOpenedAt) {
+			if (!ELECTION.equals(election)) {
+				return;
+			}
 			NewProtocolReplica.this.lastGateOpenedAt = gateOpenedAt;
 			NewProtocolReplica.this.grants.incrementAndGet();
 			NewProtocolReplica.this.intervals.granted(name(), gateOpenedAt);
@@ -193,6 +207,9 @@ public final class NewProtocolReplica implements AutoCloseable {
 
 		@Override
 		public void revoked(String election, RevocationCause cause, long gateClosedAt) {
+			if (!ELECTION.equals(election)) {
+				return;
+			}
 			// the term first: a test that saw the revocation finds the term closed
 			NewProtocolReplica.this.intervals.revoked(name(), gateClosedAt);
 			NewProtocolReplica.this.lastGateClosedAt = gateClosedAt;
@@ -206,31 +223,45 @@ public final class NewProtocolReplica implements AutoCloseable {
 	 * What a replica is configured with.
 	 * @param namespace its Pod's, the Lease's and the ConfigMap's namespace
 	 * @param podName its Pod's name ({@code POD_NAME})
-	 * @param role {@code leader.election.config-map-migration.role}: the old replicas' role
+	 * @param application the application's own configuration, in order of precedence, below what
+	 * its Deployment sets: the namespace, the identity, {@code POD_NAME} and the timings
 	 * @param leaseDuration {@code leader.election.lease-duration}
 	 * @param renewDeadline {@code leader.election.renew-deadline}
 	 * @param retryPeriod {@code leader.election.retry-period}
 	 */
-	public record Settings(String namespace, String podName, String role, Duration leaseDuration,
-			Duration renewDeadline, Duration retryPeriod) {
+	public record Settings(String namespace, String podName, List<PropertySource<?>> application,
+			Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
 
-		/** Scaled down from 15 s / 10 s / 2 s. */
+		/**
+		 * An application of the default election alone, migrating under the old replicas' role
+		 * ({@code leader.election.config-map-migration.role}).
+		 */
 		public static Settings of(String namespace, String podName, String role) {
-			return new Settings(namespace, podName, role, Duration.ofMillis(1500), Duration.ofMillis(1000),
+			return of(namespace, podName,
+					List.of(new MapPropertySource("application",
+							Map.of("spring.application.name", "rollout", "leader.election.config-map-migration.enabled",
+									"true", "leader.election.config-map-migration.role", role))));
+		}
+
+		/** An application with the given configuration; timings scaled down from 15 s / 10 s / 2 s. */
+		public static Settings of(String namespace, String podName, List<PropertySource<?>> application) {
+			return new Settings(namespace, podName, application, Duration.ofMillis(1500), Duration.ofMillis(1000),
 					Duration.ofMillis(100));
+		}
+
+		public Settings withTimings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+			return new Settings(this.namespace, this.podName, this.application, leaseDuration, renewDeadline,
+					retryPeriod);
 		}
 
 		Map<String, Object> properties() {
 			Map<String, Object> properties = new LinkedHashMap<>();
-			properties.put("spring.application.name", "rollout");
 			properties.put("leader.election.campaign-when-ready", "false");
 			properties.put("leader.election.namespace", this.namespace);
 			properties.put("leader.election.identity", this.podName + "-identity");
 			properties.put("leader.election.lease-duration", this.leaseDuration.toMillis() + "ms");
 			properties.put("leader.election.renew-deadline", this.renewDeadline.toMillis() + "ms");
 			properties.put("leader.election.retry-period", this.retryPeriod.toMillis() + "ms");
-			properties.put("leader.election.config-map-migration.enabled", "true");
-			properties.put("leader.election.config-map-migration.role", this.role);
 			properties.put("POD_NAME", this.podName);
 			return properties;
 		}
