@@ -27,18 +27,22 @@ import static org.awaitility.Awaitility.await;
  */
 class ConfigMapMigrationStartTests {
 
-	private static final Duration LEADERSHIP_TIMEOUT = Duration.ofSeconds(10);
+	/** Ten elections start at once, each waiting a lease duration before it creates its Lease. */
+	private static final Duration LEADERSHIP_TIMEOUT = Duration.ofSeconds(30);
 
 	private static final String POD = "sample-5c7d9f-x2x9q";
 
 	@RegisterExtension
 	static final CrudKubernetesServer server = CrudKubernetesServer.start();
 
-	/** The sample's elections, its timings scaled down from 15 s / 10 s / 2 s. */
+	/**
+	 * The sample's elections, its timings scaled down from 15 s / 10 s / 2 s, less than other
+	 * tests': the ten elections of one replica must all lead at once, on a machine that may be busy.
+	 */
 	private final ApplicationContextRunner sample = new ApplicationContextRunner()
 		.withPropertyValues(LeaderElectionTestProperties.CAMPAIGN_AT_START, "spring.application.name=sample",
-				"leader.election.lease-duration=1500ms", "leader.election.renew-deadline=1s",
-				"leader.election.retry-period=100ms",
+				"leader.election.lease-duration=3s", "leader.election.renew-deadline=2s",
+				"leader.election.retry-period=400ms",
 				"leader.election.elections.reports.lease-name=sample-reports-leader",
 				"leader.election.elections.orders.shards=8", "leader.election.elections.orders.mode=lease",
 				"POD_NAME=" + POD)
