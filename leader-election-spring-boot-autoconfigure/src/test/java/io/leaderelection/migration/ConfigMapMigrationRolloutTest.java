@@ -477,14 +477,12 @@ class ConfigMapMigrationRolloutTest {
 		return LeaderSamples.every(Duration.ofMillis(SAMPLE_MILLIS), () -> leaders().size());
 	}
 
-	/** The elections of the replica's application but the default one, shards by shard. */
+	/** The elections of the replica's application but the default one, a sharded one by its shards. */
 	private static List<String> electionsBesideTheDefault(NewProtocolReplica replica) {
 		return replica.engine()
 			.statuses()
 			.keySet()
 			.stream()
-			.flatMap((election) -> replica.engine().shardNames(election).isEmpty() ? Stream.of(election)
-					: replica.engine().shardNames(election).stream())
 			.filter((election) -> !election.equals(NewProtocolReplica.ELECTION))
 			.toList();
 	}
