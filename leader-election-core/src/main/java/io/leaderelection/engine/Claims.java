@@ -79,8 +79,9 @@ final class Claims {
 		long sentAt = this.loop.now();
 		Instant wallNow = this.loop.wallNow();
 		int duration = this.mode.claimedLeaseDurationSeconds();
-		LeaseRecord claimed = (seen != null) ? seen.rewrite(this.identity, duration, wallNow, wallNow, transitions)
-				: LeaseRecord.of(this.identity, duration, wallNow, wallNow, transitions);
+		LeaseRecord claimed = ((seen != null) ? seen.rewrite(this.identity, duration, wallNow, wallNow, transitions)
+				: LeaseRecord.of(this.identity, duration, wallNow, wallNow, transitions))
+			.withWindows(this.loop.leadership.windows.toWrite(sentAt));
 		OwnWrites.Sent write = this.loop.ownWrites.sent(claimed, sentAt, true);
 		long timeout = timeout();
 		Supplier<CompletableFuture<LeaseRecord>> request = (seen != null)

@@ -556,6 +556,10 @@ final class Election {
 		if (this.observation.observe(record, at)) {
 			this.oneWriter.notice(record, this.ownWrites);
 			this.leadership.noticeTakeover(record, this.identity);
+			if (this.leadership.term() == null) {
+				// counted from when the version was first seen, however often it is read again
+				this.leadership.windows.observed(record.windows(), this.observation.observedAtNanos());
+			}
 		}
 	}
 

@@ -4,17 +4,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 import io.leaderelection.StepDown;
+import io.leaderelection.WindowStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The term held and how it ends: the gate and its deadline, the fencing token, the leader work
- * started on a grant and drained before a release of our own accord, the release, and staying
- * out of the election after giving a term up.
+ * started on a grant and drained before a release of our own accord, the release, staying out
+ * of the election after giving a term up, and the once-per-window runs started under the term.
  * <p>
  * A term ends in one order: gate closed, gated work told, then the listeners. Of our own accord
  * (a step-down, a shutdown, a preferred holder), the Lease is then renewed while the calls under
@@ -68,6 +70,9 @@ final class Leadership {
 	/** The leaseTransitions of the term given up: a higher count, not ours, means another took over. */
 	private int stayOutTransitions;
 
+	/** The once-per-window jobs, as observed while following and as written while leading. */
+	final Windows windows;
+
 	Leadership(Election loop, ElectionMode mode, LeaseStore store, LeaderWork work, Executor workLane,
 			ElectionListener listener, Executor listenerLane, Duration drainTimeout) {
 		this.loop = loop;
@@ -80,6 +85,7 @@ final class Leadership {
 		this.workLane = workLane;
 		this.listener = listener;
 		this.listenerLane = listenerLane;
+		this.windows = new Windows(this.election, loop.identity());
 	}
 
 	/** The term held, also one being finished; {@code null} when none. Lock-free. */
@@ -145,6 +151,7 @@ final class Leadership {
 	/** No term is held any more: renewals stop, and, once stopped, every watch. */
 	void drop() {
 		this.term = null;
+		this.windows.termEnded();
 		this.loop.termDropped();
 	}
 
@@ -293,7 +300,8 @@ final class Leadership {
 		}
 		LeaseRecord seen = this.loop.observation.lastSeen();
 		Instant wallNow = this.loop.wallNow();
-		LeaseRecord released = seen.rewrite("", 1, wallNow, wallNow, seen.leaseTransitions());
+		LeaseRecord released = seen.rewrite("", 1, wallNow, wallNow, seen.leaseTransitions())
+			.withWindows(this.windows.toWrite(this.loop.now()));
 		steps.call("update", () -> this.store.update(released, Duration.ofNanos(remaining)), remaining, Steps.ALWAYS,
 				(stored, failure) -> {
 					if (failure == null) {
@@ -409,6 +417,37 @@ final class Leadership {
 		}
 	}
 
+	// ---- once-per-window runs
+
+	/**
+	 * Starts a run of the job under the term held, if its gate is open and the job's window is:
+	 * the start is stored by the term's next write (at once, or after the one on its way), and
+	 * the run is handed out only once that write succeeded with the gate still open.
+	 */
+	CompletableFuture<Optional<WindowedRun>> startInWindow(String job, Duration atLeast, Duration atMost) {
+		synchronized (this.loop) {
+			long now = this.loop.now();
+			Term held = this.term;
+			if (!isLeader(now) || !this.mode.writesWindows()) {
+				return CompletableFuture.completedFuture(Optional.empty());
+			}
+			Windows.Run run = this.windows.start(job, atLeast.toNanos(), atMost.toNanos(), now, held.fencingToken(),
+					this.loop.wallNow());
+			if (run == null) {
+				return CompletableFuture.completedFuture(Optional.empty());
+			}
+			this.mode.writeSoon();
+			return run.recorded.thenApply((recorded) -> recorded ? Optional.of(new StartedRun(run)) : Optional.empty());
+		}
+	}
+
+	/** The once-per-window jobs as this replica sees them. */
+	List<WindowStatus> windowStatuses() {
+		synchronized (this.loop) {
+			return this.windows.statuses(this.loop.now(), this.loop.wallNow());
+		}
+	}
+
 	// ---- staying out after giving a term up
 
 	/**
@@ -455,6 +494,53 @@ final class Leadership {
 			logger.error("Gated work of election '{}' failed to start; it is started again at the next grant",
 					this.election, ex);
 		}
+	}
+
+	/** A run handed out: its end and extensions go through the election's lock and its next writes. */
+	private final class StartedRun implements WindowedRun {
+
+		private final Windows.Run run;
+
+		StartedRun(Windows.Run run) {
+			this.run = run;
+		}
+
+		@Override
+		public String election() {
+			return Leadership.this.election;
+		}
+
+		@Override
+		public String job() {
+			return this.run.job;
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.run.fencingToken;
+		}
+
+		@Override
+		public void end() {
+			synchronized (Leadership.this.loop) {
+				Leadership.this.windows.ended(this.run, Leadership.this.loop.now());
+			}
+		}
+
+		@Override
+		public CompletableFuture<Boolean> extend(Duration atMost, Duration atLeast) {
+			synchronized (Leadership.this.loop) {
+				long now = Leadership.this.loop.now();
+				Windows.Pending extension = isLeader(now)
+						? Leadership.this.windows.extend(this.run, atMost.toNanos(), atLeast.toNanos(), now) : null;
+				if (extension == null) {
+					return CompletableFuture.completedFuture(false);
+				}
+				Leadership.this.mode.writeSoon();
+				return extension.recorded;
+			}
+		}
+
 	}
 
 	/** A release of our own accord: the term being finished and how far its release got. */
