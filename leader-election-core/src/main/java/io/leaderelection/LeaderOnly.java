@@ -50,4 +50,17 @@ public @interface LeaderOnly {
 	 */
 	boolean interruptOnRevoke() default false;
 
+	/**
+	 * At most one start of the method per window, across every replica of the election: a
+	 * duration ({@code 1m}, {@code PT1M}, or {@code 60000} for milliseconds) or a property
+	 * placeholder giving one, resolved at start-up; only on methods. Each start is recorded in the
+	 * election's Lease, under the leader's current term, before the body runs; a call less than
+	 * the window after the last start, by whichever replica, or while the last run may still be
+	 * running, returns as on a follower. So a {@code @Scheduled} job keeps its rate across
+	 * handovers, where the new leader's timer fires on its own phase. The job is named by its bean
+	 * and method; on a sharded election that name is its key. Not with {@link #key()} or
+	 * {@link #throwIfNotLeader()}, nor on an election that runs for life.
+	 */
+	String atMostEvery() default "";
+
 }

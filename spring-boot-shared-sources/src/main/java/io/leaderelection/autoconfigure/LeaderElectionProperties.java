@@ -92,6 +92,8 @@ public class LeaderElectionProperties {
 
 	private final ConfigMapMigration configMapMigration = new ConfigMapMigration();
 
+	private final ShedLock shedlock = new ShedLock();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -207,6 +209,10 @@ public class LeaderElectionProperties {
 
 	public Events getEvents() {
 		return this.events;
+	}
+
+	public ShedLock getShedlock() {
+		return this.shedlock;
 	}
 
 	public void setElections(Map<String, Election> elections) {
@@ -433,6 +439,26 @@ public class LeaderElectionProperties {
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * ShedLock's locks, with net.javacrumbs.shedlock on the class path and no LockProvider bean of the application's.
+	 */
+	public static class ShedLock {
+
+		/**
+		 * Election whose leader takes ShedLock's locks, each recorded in its Lease; for a sharded election, each lock on the leader of the shard its name maps to.
+		 */
+		private String election = "default";
+
+		public String getElection() {
+			return this.election;
+		}
+
+		public void setElection(String election) {
+			this.election = election;
 		}
 
 	}

@@ -48,6 +48,16 @@ public final class ShardedElections {
 			.toList();
 	}
 
+	/**
+	 * Whether the election, by the name the application uses, runs for life: its leader never
+	 * renews its Lease, so nothing can be recorded under its term.
+	 */
+	public static boolean runsForLife(Map<String, LeaderStatus> statuses, String election) {
+		ShardedElection sharded = of(statuses).get(election);
+		LeaderStatus status = (sharded != null) ? sharded.shards().get(0) : statuses.get(election);
+		return status != null && LeaderStatus.FOR_LIFE_MODE.equals(status.mode());
+	}
+
 	/** The balanced groups among the statuses, by name, in the order they first come. */
 	public static Map<String, LeaderStatus.Group> groups(Map<String, LeaderStatus> statuses) {
 		Map<String, LeaderStatus.Group> groups = new LinkedHashMap<>();

@@ -1,6 +1,7 @@
 package io.leaderelection.actuate.endpoint;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.StepDown;
+import io.leaderelection.WindowStatus;
 import io.leaderelection.autoconfigure.ShardedElections;
 import io.leaderelection.autoconfigure.ShardedElections.ShardedElection;
 
@@ -21,9 +23,9 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
- * The {@code leader} endpoint: who this replica is and what it knows of every election, shard
- * and balanced group. Reads are open by default; stepping down is a write, granted only with
- * {@code management.endpoint.leader.access=unrestricted}.
+ * The {@code leader} endpoint: who this replica is and what it knows of every election, shard,
+ * balanced group and job run at most once per window. Reads are open by default; stepping down is
+ * a write, granted only with {@code management.endpoint.leader.access=unrestricted}.
  */
 @Endpoint(id = "leader", defaultAccess = Access.READ_ONLY)
 public class LeaderEndpoint {
@@ -46,8 +48,17 @@ public class LeaderEndpoint {
 		Map<String, ShardsDescriptor> shards = new LinkedHashMap<>();
 		// from the statuses shown beside them, so that one answer never contradicts itself
 		ShardedElections.of(statuses).forEach((name, sharded) -> shards.put(name, ShardsDescriptor.of(sharded)));
+		Map<String, List<WindowStatus>> windows = new LinkedHashMap<>();
+		for (LeaderStatus status : statuses.values()) {
+			// asked per shard, as every elector knows its shards by name, and shown under the election's
+			List<WindowStatus> jobs = this.elector.windows(status.election());
+			if (!jobs.isEmpty()) {
+				String election = (status.shard() != null) ? status.shard().election() : status.election();
+				windows.computeIfAbsent(election, (name) -> new ArrayList<>()).addAll(jobs);
+			}
+		}
 		return new LeaderElectionsDescriptor(this.elector.identity(), statuses, shards,
-				ShardedElections.groups(statuses));
+				ShardedElections.groups(statuses), windows);
 	}
 
 	/** The election's status; {@code null}, which the web layer answers with 404, when unknown. */
@@ -80,10 +91,13 @@ public class LeaderEndpoint {
 	 * election's shards each under the shard's name, with its {@code shard} and {@code group}
 	 * @param shards every sharded election, keyed by the name configured
 	 * @param groups every group of Leases spread over replicas, keyed by the group's name
+	 * @param windows the jobs that run at most once per window (ShedLock's locks,
+	 * {@code @LeaderOnly(atMostEvery)} methods), keyed by the name of the election they run in,
+	 * for those that have any; a sharded election's under its name, each job naming its shard
 	 */
 	public record LeaderElectionsDescriptor(String identity, Map<String, LeaderStatus> elections,
-			Map<String, ShardsDescriptor> shards, Map<String, LeaderStatus.Group> groups)
-			implements OperationResponseBody {
+			Map<String, ShardsDescriptor> shards, Map<String, LeaderStatus.Group> groups,
+			Map<String, List<WindowStatus>> windows) implements OperationResponseBody {
 	}
 
 	/**

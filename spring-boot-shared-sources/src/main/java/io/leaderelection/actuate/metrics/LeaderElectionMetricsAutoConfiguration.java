@@ -7,6 +7,8 @@ import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.leaderelection.autoconfigure.LeaderElectionSettings;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations;
+import io.leaderelection.autoconfigure.shedlock.ElectionLockCounts;
+import io.leaderelection.autoconfigure.shedlock.ShedLockAutoConfiguration;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.MonotonicClock;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -22,7 +24,8 @@ import org.springframework.context.annotation.Bean;
  * Auto-configuration of leader election metrics, tagged by election.
  */
 // After the meter registry's auto-configuration, which Boot 4 moved to spring-boot-micrometer-metrics.
-@AutoConfiguration(after = { LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class }, afterName = {
+@AutoConfiguration(after = { LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class,
+		ShedLockAutoConfiguration.class }, afterName = {
 		"org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
 		"org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -55,6 +58,13 @@ public class LeaderElectionMetricsAutoConfiguration {
 	@ConditionalOnBean(LeaderOnlyInvocations.class)
 	LeaderOnlyMetrics leaderOnlyMetrics(LeaderElector leaderElector, LeaderOnlyInvocations leaderOnlyInvocations) {
 		return new LeaderOnlyMetrics(leaderElector, leaderOnlyInvocations);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(ElectionLockCounts.class)
+	ShedLockMetrics shedLockMetrics(ElectionLockCounts electionLockCounts) {
+		return new ShedLockMetrics(electionLockCounts);
 	}
 
 }

@@ -2,6 +2,8 @@ package io.leaderelection.autoconfigure.leaderonly;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
+import io.leaderelection.autoconfigure.window.WindowedStarts;
+import io.leaderelection.engine.ElectionEngine;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -11,7 +13,8 @@ import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of {@link io.leaderelection.LeaderOnly}: gated methods and lifecycle
- * beans, in-flight tracking and draining, and invocation counts.
+ * beans, in-flight tracking and draining, invocation counts, and the once-per-window runs of
+ * {@code atMostEvery} methods and ShedLock's locks.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class)
 @ConditionalOnBean(LeaderElector.class)
@@ -27,12 +30,20 @@ public class LeaderOnlyAutoConfiguration {
 		return new LeaderOnlyRegistry(leaderOnlyInvocations);
 	}
 
+	/** Only on the starter's elector, which records the runs in its Leases. */
+	@Bean
+	@ConditionalOnBean(ElectionEngine.class)
+	WindowedStarts windowedStarts(ElectionEngine leaderElector, LeaderOnlyRegistry leaderOnlyRegistry) {
+		return new WindowedStarts(leaderElector, leaderOnlyRegistry);
+	}
+
 	@Bean
 	static LeaderOnlyPostProcessor leaderOnlyPostProcessor(ObjectProvider<LeaderElector> leaderElector,
 			ObjectProvider<LeaderOnlyRegistry> leaderOnlyRegistry,
-			ObjectProvider<LeaderOnlyInvocations> leaderOnlyInvocations, Environment environment) {
+			ObjectProvider<LeaderOnlyInvocations> leaderOnlyInvocations,
+			ObjectProvider<WindowedStarts> windowedStarts, Environment environment) {
 		LeaderOnlyPostProcessor postProcessor = new LeaderOnlyPostProcessor(leaderElector, leaderOnlyRegistry,
-				leaderOnlyInvocations);
+				leaderOnlyInvocations, windowedStarts);
 		postProcessor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
 		return postProcessor;
 	}

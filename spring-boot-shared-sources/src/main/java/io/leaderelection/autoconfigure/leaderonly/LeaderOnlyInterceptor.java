@@ -1,11 +1,13 @@
 package io.leaderelection.autoconfigure.leaderonly;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
@@ -13,10 +15,13 @@ import io.leaderelection.NotLeaderException;
 import io.leaderelection.autoconfigure.ShardedElections;
 import io.leaderelection.autoconfigure.ShardedElections.ShardedElection;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
+import io.leaderelection.autoconfigure.window.HeldRun;
+import io.leaderelection.autoconfigure.window.WindowedStarts;
 import io.leaderelection.engine.LeaderCalls;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
+import org.springframework.aop.interceptor.ExposeBeanNameAdvisors;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.util.ClassUtils;
@@ -25,13 +30,16 @@ import org.springframework.util.function.SingletonSupplier;
 /**
  * Runs a {@code @LeaderOnly} call only while this replica leads its election, or for a sharded
  * election the shard of the call's key, reading the elector's time-bounded gate at call time, and
- * keeps a gated lifecycle bean from starting unless it leads.
+ * keeps a gated lifecycle bean from starting unless it leads. A call of an
+ * {@code atMostEvery} method runs only once its start is recorded in the election's Lease.
  */
 class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	private final LeaderOnlyAttributeSource attributes;
 
 	private final LeaderOnlyKeys keys;
+
+	private final LeaderOnlyWindows windows;
 
 	// Looked up once, on the first call: the interceptor exists before these beans do, and a
 	// bean factory look-up on every call would cost more than the rest of the interception.
@@ -41,18 +49,22 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	private final SingletonSupplier<LeaderOnlyInvocations> invocations;
 
+	private final SingletonSupplier<WindowedStarts> windowedStarts;
+
 	// The elector's elections are fixed once it exists: which are sharded, and into what, is read once.
 	private final SingletonSupplier<Map<String, ShardedElection>> sharded;
 
-	LeaderOnlyInterceptor(LeaderOnlyAttributeSource attributes, LeaderOnlyKeys keys,
+	LeaderOnlyInterceptor(LeaderOnlyAttributeSource attributes, LeaderOnlyKeys keys, LeaderOnlyWindows windows,
 			ObjectProvider<LeaderElector> elector, ObjectProvider<LeaderOnlyRegistry> registry,
-			ObjectProvider<LeaderOnlyInvocations> invocations) {
+			ObjectProvider<LeaderOnlyInvocations> invocations, ObjectProvider<WindowedStarts> windowedStarts) {
 		this.attributes = attributes;
 		this.keys = keys;
+		this.windows = windows;
 		this.elector = SingletonSupplier.of(elector::getObject);
 		this.sharded = SingletonSupplier.of(() -> ShardedElections.of(this.elector.obtain().statuses()));
 		this.registry = SingletonSupplier.of(registry::getObject);
 		this.invocations = SingletonSupplier.of(invocations::getObject);
+		this.windowedStarts = SingletonSupplier.of(windowedStarts::getObject);
 	}
 
 	@Override
@@ -67,6 +79,9 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		if (leaderOnly == null) {
 			return invocation.proceed();
 		}
+		if (!leaderOnly.atMostEvery().isEmpty()) {
+			return invokeInWindow(invocation, leaderOnly);
+		}
 		String election = election(leaderOnly, invocation, targetClass);
 		LeaderOnlyInvocations invocations = this.invocations.obtain();
 		LeaderCalls.Call call = this.registry.obtain().enter(election, leaderOnly.interruptOnRevoke(), method);
@@ -77,26 +92,70 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 			}
 			return emptyResult(method.getReturnType());
 		}
+		// Checked once the call is registered, so that a gate closing after this point finds it.
+		if (!this.elector.obtain().isLeader(election)) {
+			call.exit();
+			invocations.record(election, Outcome.SKIPPED);
+			return notLeader(leaderOnly, election, method);
+		}
+		invocations.record(election, Outcome.EXECUTED);
+		return proceed(invocation, call::returned, (afterReturn) -> {
+			if (afterReturn) {
+				call.ended();
+			}
+			else {
+				call.exit();
+			}
+		});
+	}
+
+	/**
+	 * Runs the call of an {@code atMostEvery} method once its start is recorded under the term,
+	 * as a run of the job its bean and method name; a call within the window returns as on a
+	 * follower. On a sharded election, the job's name picks the shard.
+	 */
+	private Object invokeInWindow(MethodInvocation invocation, LeaderOnly leaderOnly) throws Throwable {
+		Method method = invocation.getMethod();
+		String job = ExposeBeanNameAdvisors.getBeanName(invocation) + "." + method.getName();
+		Duration window = this.windows.resolve(leaderOnly.atMostEvery());
+		ShardedElection sharded = this.sharded.obtain().get(leaderOnly.value());
+		String election = (sharded != null) ? sharded.shardNameOf(job) : leaderOnly.value();
+		WindowedStarts.Attempt attempt = this.windowedStarts.obtain()
+			.start(election, job, window, window, leaderOnly.interruptOnRevoke(), method);
+		this.invocations.obtain().record(election, switch (attempt.outcome()) {
+			case STARTED -> Outcome.EXECUTED;
+			case NOT_LEADER -> Outcome.SKIPPED;
+			case WINDOW_CLOSED -> Outcome.SKIPPED_WINDOW;
+			case REFUSED -> Outcome.REFUSED;
+		});
+		HeldRun run = attempt.run();
+		if (run == null) {
+			return emptyResult(method.getReturnType());
+		}
+		return proceed(invocation, run::returned, (afterReturn) -> run.end());
+	}
+
+	/**
+	 * Proceeds with a call that runs as leader work: it ends when it returns, or, when it
+	 * returns a future, when that completes, as a release waits for that too.
+	 * @param returned told when the call returned a future, on the thread it ran on
+	 * @param ended told when the work ended, with whether that was after the call returned
+	 */
+	private static Object proceed(MethodInvocation invocation, Runnable returned, Consumer<Boolean> ended)
+			throws Throwable {
 		boolean endsLater = false;
 		try {
-			// Checked once the call is registered, so that a gate closing after this point finds it.
-			if (!this.elector.obtain().isLeader(election)) {
-				invocations.record(election, Outcome.SKIPPED);
-				return notLeader(leaderOnly, election, method);
-			}
-			invocations.record(election, Outcome.EXECUTED);
 			Object result = invocation.proceed();
 			if (result instanceof CompletionStage<?> stage) {
-				// The call goes on until its future completes: a release waits for that too.
-				call.returned();
+				returned.run();
 				endsLater = true;
-				stage.whenComplete((value, failure) -> call.ended());
+				stage.whenComplete((value, failure) -> ended.accept(true));
 			}
 			return result;
 		}
 		finally {
 			if (!endsLater) {
-				call.exit();
+				ended.accept(false);
 			}
 		}
 	}

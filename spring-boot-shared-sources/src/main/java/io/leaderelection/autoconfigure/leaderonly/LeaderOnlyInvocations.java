@@ -5,19 +5,19 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.leaderelection.autoconfigure.OutcomeCounts;
+
 /**
  * Counts {@code @LeaderOnly} calls per election and outcome.
  */
 public class LeaderOnlyInvocations {
 
-	private final Map<String, Map<Outcome, LongAdder>> counts = new ConcurrentHashMap<>();
+	private final OutcomeCounts<Outcome> counts = new OutcomeCounts<>();
 
 	private final Map<String, LongAdder> runningAtRevoke = new ConcurrentHashMap<>();
 
 	void record(String election, Outcome outcome) {
-		this.counts.computeIfAbsent(election, (name) -> new ConcurrentHashMap<>())
-			.computeIfAbsent(outcome, (key) -> new LongAdder())
-			.increment();
+		this.counts.record(election, outcome);
 	}
 
 	void recordRunningAtRevoke(String election, int running) {
@@ -26,8 +26,7 @@ public class LeaderOnlyInvocations {
 
 	/** How many calls of the election ended with the outcome. */
 	public long count(String election, Outcome outcome) {
-		LongAdder adder = this.counts.getOrDefault(election, Map.of()).get(outcome);
-		return (adder != null) ? adder.sum() : 0;
+		return this.counts.count(election, outcome);
 	}
 
 	/** How many calls of the election were still running when its leadership was revoked. */
@@ -48,11 +47,17 @@ public class LeaderOnlyInvocations {
 		SKIPPED,
 
 		/** The body did not run: the application is shutting down and draining leader work. */
-		REFUSED;
+		REFUSED,
 
-		/** The outcome as a metric tag value. */
+		/**
+		 * The body of a {@code @LeaderOnly(atMostEvery)} method did not run: this replica led, but
+		 * the method's window was closed, its last start by whichever replica too recent.
+		 */
+		SKIPPED_WINDOW;
+
+		/** The outcome as a metric tag value: {@code executed}, {@code skipped-window}. */
 		public String tag() {
-			return name().toLowerCase(Locale.ROOT);
+			return name().toLowerCase(Locale.ROOT).replace('_', '-');
 		}
 
 	}
