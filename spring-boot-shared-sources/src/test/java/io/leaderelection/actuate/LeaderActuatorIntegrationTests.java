@@ -1,11 +1,16 @@
 package io.leaderelection.actuate;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
+import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -137,6 +142,66 @@ class LeaderActuatorIntegrationTests {
 		assertHealth(this.a, "follower", "b");
 		assertHealth(this.b, "leader", "b");
 		assertThat(this.a.delete("/actuator/leader/nope").getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+	}
+
+	@Test
+	void jobsRunOncePerWindowAreListedOnEveryReplicaAndTheirLocksCounted() {
+		startLeaderAndFollower("windows", Map.of());
+		LockProvider onLeader = this.a.bean(LockProvider.class);
+		onLeader.lock(new LockConfiguration(ClockProvider.now(), "nightly-report", Duration.ofMinutes(1),
+				Duration.ofSeconds(30)))
+			.orElseThrow()
+			.unlock();
+		assertThat(this.b.bean(LockProvider.class)
+			.lock(new LockConfiguration(ClockProvider.now(), "nightly-report", Duration.ofMinutes(1),
+					Duration.ofSeconds(30)))).isEmpty();
+
+		long token = this.a.elector().status("default").fencingToken();
+		for (WebReplica replica : new WebReplica[] { this.a, this.b }) {
+			// the follower sees the job once it has read the leader's write of its end
+			await().atMost(TIMEOUT)
+				.untilAsserted(() -> assertThat(replica.getJson("/actuator/leader").at("/windows/default/0/ended")
+					.isTextual()).isTrue());
+			JsonNode job = replica.getJson("/actuator/leader").at("/windows/default/0");
+			assertThat(job.at("/election").asText()).isEqualTo("default");
+			assertThat(job.at("/job").asText()).isEqualTo("nightly-report");
+			assertThat(job.at("/startedBy").asText()).isEqualTo("a");
+			assertThat(job.at("/fencingToken").asLong()).isEqualTo(token);
+			Instant lastStart = Instant.parse(job.at("/lastStart").asText());
+			assertThat(Duration.between(lastStart, Instant.parse(job.at("/nextStartAllowed").asText())))
+				.as("the lock's lockAtLeastFor, on %s", replica.identity())
+				.isBetween(Duration.ofSeconds(29), Duration.ofSeconds(30));
+		}
+		assertThat(this.a.get("/actuator/prometheus").getBody())
+			.contains("leader_election_shedlock_locks_total{election=\"default\",outcome=\"granted\"} 1.0")
+			.contains("leader_election_shedlock_locks_total{election=\"default\",outcome=\"skipped-window\"} 0.0")
+			.contains("leader_only_invocations_total{election=\"default\",outcome=\"skipped-window\"} 0.0");
+		assertThat(this.b.get("/actuator/prometheus").getBody())
+			.contains("leader_election_shedlock_locks_total{election=\"default\",outcome=\"skipped\"} 1.0");
+	}
+
+	@Test
+	void deleteOnALeaderHoldingALockWaitsForItsReleaseAndHandsOverWithItsEnd() {
+		startLeaderAndFollower("lockheld", Map.of("management.endpoint.leader.access", "unrestricted"));
+		SimpleLock lock = this.a.bean(LockProvider.class)
+			.lock(new LockConfiguration(ClockProvider.now(), "nightly-report", Duration.ofMinutes(1),
+					Duration.ZERO))
+			.orElseThrow();
+
+		JsonNode answer = WebReplica.parse(this.a.delete("/actuator/leader/default").getBody());
+
+		assertThat(answer.at("/leader").asBoolean()).isFalse();
+		assertThat(answer.at("/release").asText()).isEqualTo("WAITING_FOR_CALLS");
+		assertThat(answer.at("/callsUnderWay/0").asText()).startsWith("ShedLock lock 'nightly-report'");
+		await().during(Duration.ofMillis(500))
+			.atMost(Duration.ofSeconds(2))
+			.until(() -> !this.b.elector().isLeader());
+		lock.unlock();
+		await().atMost(TIMEOUT).until(() -> this.b.elector().isLeader());
+		assertThat(this.b.elector().windows("default")).singleElement().satisfies((job) -> {
+			assertThat(job.startedBy()).isEqualTo("a");
+			assertThat(job.ended()).as("the release carried the lock's end").isNotNull();
+		});
 	}
 
 	@Test

@@ -14,9 +14,9 @@ import io.leaderelection.UnknownElectionException;
 /**
  * A {@link LeaderElector} a user could supply instead of the library's engine: by default it
  * leads the default election and follows {@code billing}, whose Lease {@code other} holds; it
- * only records step-downs.
+ * only records step-downs. A test may subclass it to report more.
  */
-public final class StaticLeaderElector implements LeaderElector {
+public class StaticLeaderElector implements LeaderElector {
 
 	public static final Instant ACQUIRED = Instant.parse("2026-11-21T12:00:00Z");
 

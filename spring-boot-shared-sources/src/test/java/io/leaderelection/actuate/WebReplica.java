@@ -76,6 +76,10 @@ public final class WebReplica implements AutoCloseable {
 		return this.context.getBean(LeaderElector.class);
 	}
 
+	public <T> T bean(Class<T> type) {
+		return this.context.getBean(type);
+	}
+
 	public String identity() {
 		return elector().identity();
 	}

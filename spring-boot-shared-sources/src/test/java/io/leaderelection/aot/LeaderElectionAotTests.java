@@ -13,10 +13,15 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.leaderelection.BootLine;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
+import io.leaderelection.WindowStatus;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.leaderelection.autoconfigure.LeaderElectionTestProperties;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
+import io.leaderelection.autoconfigure.shedlock.ShedLockAutoConfiguration;
+import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -95,6 +100,27 @@ class LeaderElectionAotTests {
 	}
 
 	@Test
+	void aMethodAndShedLocksLocksRunOncePerWindowFromGeneratedCode() {
+		assertThat(processed.generatedClassNames())
+			.contains("io.leaderelection.autoconfigure.shedlock.ShedLockAutoConfiguration__BeanDefinitions");
+		run("aot-windows", (context) -> {
+			LeaderElector elector = context.getBean(LeaderElector.class);
+			await().atMost(WAIT).until(() -> elector.isLeader("default"));
+			@SuppressWarnings("unchecked")
+			Supplier<String> job = context.getBean("windowedJob", Supplier.class);
+			assertThat(job.get()).isEqualTo("ran");
+			assertThat(job.get()).as("within its window, read from a placeholder at start-up").isNull();
+			LockProvider locks = context.getBean(LockProvider.class);
+			LockConfiguration nightly = new LockConfiguration(ClockProvider.now(), "nightly", Duration.ofMinutes(1),
+					Duration.ofMinutes(1));
+			locks.lock(nightly).orElseThrow().unlock();
+			assertThat(locks.lock(nightly)).isEmpty();
+			assertThat(elector.windows("default")).extracting(WindowStatus::job)
+				.containsExactlyInAnyOrder("windowedJob.get", "nightly");
+		});
+	}
+
+	@Test
 	void processingRegistersTheHintsOfGatedBeansAndTheStartersOwn() {
 		RuntimeHints hints = processed.hints();
 		String proxyClass = processed.generatedClassNames()
@@ -137,7 +163,8 @@ class LeaderElectionAotTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ImportAutoConfiguration({ LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class })
+	@ImportAutoConfiguration({ LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class,
+			ShedLockAutoConfiguration.class })
 	static class ShippingConfiguration {
 
 		/** The test's server, as a property: the context has its own copy of this class, without the test's statics. */
@@ -159,6 +186,11 @@ class LeaderElectionAotTests {
 		}
 
 		@Bean
+		WindowedJob windowedJob() {
+			return new WindowedJob();
+		}
+
+		@Bean
 		Unrelated unrelated() {
 			return new Unrelated();
 		}
@@ -171,6 +203,16 @@ class LeaderElectionAotTests {
 		@LeaderOnly
 		public String get() {
 			return "shipped";
+		}
+
+	}
+
+	static class WindowedJob implements Supplier<String> {
+
+		@Override
+		@LeaderOnly(atMostEvery = "${jobs.window:1h}")
+		public String get() {
+			return "ran";
 		}
 
 	}

@@ -101,7 +101,7 @@ class ConfigurationMetadataTests {
 				"leader.election.namespace", "leader.election.identity", "leader.election.lease-duration",
 				"leader.election.renew-deadline", "leader.election.retry-period",
 				"leader.election.release-on-shutdown", "leader.election.on-lost", "leader.election.elections",
-				"leader.election.balance");
+				"leader.election.balance", "leader.election.shedlock.election");
 	}
 
 }

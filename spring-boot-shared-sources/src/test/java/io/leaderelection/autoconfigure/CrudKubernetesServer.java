@@ -13,7 +13,9 @@ import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
@@ -63,6 +65,21 @@ public final class CrudKubernetesServer implements AutoCloseable, AfterAllCallba
 	 */
 	public KubernetesClient newClient() {
 		return this.server.createClient();
+	}
+
+	/**
+	 * A new client as {@link #newClient()} makes, that reaches this server through the TCP proxy
+	 * listening on the given loopback port.
+	 */
+	public KubernetesClient newClientThrough(int proxyPort) {
+		return new KubernetesClientBuilder().withConfig(new ConfigBuilder(this.client.getConfiguration())
+			.withMasterUrl("http://127.0.0.1:" + proxyPort + "/")
+			.build()).build();
+	}
+
+	/** The loopback port the server listens on. */
+	public int port() {
+		return this.server.getPort();
 	}
 
 	/** The URL of the server, for fabric8's {@code kubernetes.master} system property. */

@@ -1,5 +1,6 @@
 package io.leaderelection.actuate.endpoint;
 
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +9,7 @@ import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.Shard;
 import io.leaderelection.StepDown;
+import io.leaderelection.WindowStatus;
 import io.leaderelection.actuate.StaticLeaderElector;
 import io.leaderelection.actuate.endpoint.LeaderEndpoint.LeaderElectionsDescriptor;
 import io.leaderelection.actuate.endpoint.LeaderEndpoint.ShardsDescriptor;
@@ -39,10 +41,37 @@ class LeaderEndpointTests {
 	}
 
 	@Test
-	void electionsWithoutShardsOrGroupsHaveNone() {
+	void electionsWithoutShardsOrGroupsOrWindowedJobsHaveNone() {
 		LeaderElectionsDescriptor elections = this.endpoint.elections();
 		assertThat(elections.shards()).isEmpty();
 		assertThat(elections.groups()).isEmpty();
+		assertThat(elections.windows()).isEmpty();
+	}
+
+	@Test
+	void jobsRunOncePerWindowAreListedUnderTheElectionTheyRunInAndItsShardsUnderItsName() {
+		Map<String, LeaderStatus> statuses = new LinkedHashMap<>();
+		statuses.put("default", this.elector.status("default"));
+		for (int index = 0; index < 2; index++) {
+			Shard shard = new Shard("orders", index, 2);
+			statuses.put(shard.name(), new LeaderStatus(shard.name(), "team-a", shard.leaseName("orders-leader"), true,
+					"me", null, null, null, 7L, null, null, LeaderStatus.LEASE_MODE, null, shard, null));
+		}
+		Instant start = StaticLeaderElector.ACQUIRED;
+		WindowStatus report = new WindowStatus("orders-1-of-2", "report", "me", 7, start, start.plusSeconds(2),
+				start.plusSeconds(60));
+		LeaderElector elector = new StaticLeaderElector(statuses.values()) {
+
+			@Override
+			public List<WindowStatus> windows(String election) {
+				return election.equals("orders-1-of-2") ? List.of(report) : super.windows(election);
+			}
+
+		};
+
+		LeaderElectionsDescriptor elections = new LeaderEndpoint(elector).elections();
+
+		assertThat(elections.windows()).containsExactly(entry("orders", List.of(report)));
 	}
 
 	@Test

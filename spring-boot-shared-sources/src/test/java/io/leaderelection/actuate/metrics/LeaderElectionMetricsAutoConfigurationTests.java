@@ -11,9 +11,13 @@ import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.leaderelection.autoconfigure.LeaderElectionTestProperties;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations;
+import io.leaderelection.autoconfigure.shedlock.ShedLockAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -85,14 +89,51 @@ class LeaderElectionMetricsAutoConfigurationTests {
 			.withBean(LeaderOnlyInvocations.class)
 			.run((context) -> {
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
-				assertThat(registry.find("leader.only.invocations").functionCounters()).hasSize(6);
-				for (String outcome : new String[] { "executed", "skipped", "refused" }) {
+				assertThat(registry.find("leader.only.invocations").functionCounters()).hasSize(8);
+				for (String outcome : new String[] { "executed", "skipped", "refused", "skipped-window" }) {
 					assertThat(registry.get("leader.only.invocations")
 						.tags("election", "billing", "outcome", outcome)
 						.functionCounter()
 						.count()).isZero();
 				}
 			});
+	}
+
+	@Test
+	void shedLockLocksAreCountedForTheirElectionAndEveryOutcome() {
+		this.contextRunner.withPropertyValues("leader.election.mode=standalone")
+			.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class,
+					LeaderOnlyAutoConfiguration.class, ShedLockAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(ShedLockMetrics.class);
+				context.getBean(LockProvider.class)
+					.lock(new LockConfiguration(ClockProvider.now(), "report", Duration.ofMinutes(1), Duration.ZERO))
+					.orElseThrow()
+					.unlock();
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.find("leader.election.shedlock.locks").functionCounters()).hasSize(4);
+				assertThat(registry.get("leader.election.shedlock.locks")
+					.tags("election", "default", "outcome", "granted")
+					.functionCounter()
+					.count()).isOne();
+				for (String outcome : new String[] { "skipped", "skipped-window", "refused" }) {
+					assertThat(registry.get("leader.election.shedlock.locks")
+						.tags("election", "default", "outcome", outcome)
+						.functionCounter()
+						.count()).isZero();
+				}
+			});
+	}
+
+	@Test
+	void shedLockLocksAreNotCountedWithoutShedLock() {
+		this.contextRunner.withPropertyValues("leader.election.mode=standalone")
+			.withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class,
+					LeaderOnlyAutoConfiguration.class, ShedLockAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(LockProvider.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(LeaderOnlyMetrics.class)
+				.doesNotHaveBean(ShedLockMetrics.class));
 	}
 
 	@Test

@@ -1,0 +1,203 @@
+package io.leaderelection.autoconfigure.leaderonly;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.leaderelection.LeaderElector;
+import io.leaderelection.LeaderOnly;
+import io.leaderelection.WindowStatus;
+import io.leaderelection.autoconfigure.CrudKubernetesServer;
+import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The case of the issue: a job that ran on the old leader at :00 must not run again on the new
+ * one at :12, when its own timer fires on its own phase. Two replicas, each its own context and
+ * client, on the CRUD mock server: a {@code @LeaderOnly(atMostEvery)} method runs once per
+ * window across the handover, where a plain {@code @LeaderOnly} one runs twice.
+ */
+class LeaderOnlyWindowHandoverTests {
+
+	@RegisterExtension
+	static final CrudKubernetesServer server = CrudKubernetesServer.start();
+
+	static final Duration WINDOW = Duration.ofSeconds(6);
+
+	@Test
+	void aJobThatRanOnTheOldLeaderDoesNotRunOnTheNewOneWithinItsWindow() {
+		String leaseName = Replicas.freshLeaseName();
+		server.createReleased(Replicas.NAMESPACE, leaseName);
+		Starts starts = new Starts();
+		replica(leaseName, "a", starts).run((a) -> {
+			Replicas.awaitLeader(a, "default");
+			replica(leaseName, "b", starts).run((b) -> {
+				await().atMost(Replicas.WAIT)
+					.until(() -> "a".equals(b.getBean(LeaderElector.class).status("default").holderIdentity()));
+				// :00 on a
+				a.getBean(Jobs.class).report();
+				a.getBean(Jobs.class).plainReport();
+				Instant ranAt = Instant.now();
+				a.getBean(LeaderElector.class).stepDown("default");
+				Replicas.awaitLeader(b, "default");
+				// :12 on b, whose timer fires on its own phase
+				assertThat(Instant.now()).as("b leads within the window").isBefore(ranAt.plus(WINDOW));
+				b.getBean(Jobs.class).report();
+				b.getBean(Jobs.class).plainReport();
+				assertThat(starts.of("report")).extracting(Start::replica).containsExactly("a");
+				assertThat(starts.of("plainReport")).as("what @LeaderOnly alone lets through")
+					.extracting(Start::replica)
+					.containsExactly("a", "b");
+				LeaderOnlyInvocations invocations = b.getBean(LeaderOnlyInvocations.class);
+				assertThat(invocations.count("default", Outcome.SKIPPED_WINDOW)).isOne();
+				WindowStatus window = b.getBean(LeaderElector.class).windows("default").get(0);
+				assertThat(window.job()).isEqualTo("jobs.report");
+				assertThat(window.startedBy()).isEqualTo("a");
+				// the next timer past the window runs it
+				await().atMost(WINDOW.plusSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> {
+					b.getBean(Jobs.class).report();
+					return starts.of("report").size() == 2;
+				});
+				assertThat(starts.of("report").get(1).replica()).isEqualTo("b");
+				// from a's start, as b counts it: from when b first saw it written
+				assertThat(Duration.between(window.lastStart(), starts.of("report").get(1).at()))
+					.isGreaterThanOrEqualTo(WINDOW);
+			});
+		});
+	}
+
+	/**
+	 * Both replicas' timers run the job every second, each on its own phase, the job's window a
+	 * little shorter, so that a timer's jitter does not skip a run on one leader. Starts are
+	 * compared as the replicas recorded them, each converted to wall time when read, which may
+	 * shift it by the moment the conversion sampled its clocks: a few milliseconds are allowed.
+	 */
+	@Test
+	void aScheduledJobKeepsItsWindowAcrossAHandover() {
+		String leaseName = Replicas.freshLeaseName();
+		server.createReleased(Replicas.NAMESPACE, leaseName);
+		List<Instant> starts = new CopyOnWriteArrayList<>();
+		List<String> runBy = new CopyOnWriteArrayList<>();
+		replica(leaseName, "a", null).withUserConfiguration(Timers.class)
+			.withBean(Ticker.class, () -> new Ticker(starts, runBy))
+			.run((a) -> {
+				Replicas.awaitLeader(a, "default");
+				replica(leaseName, "b", null).withUserConfiguration(Timers.class)
+					.withBean(Ticker.class, () -> new Ticker(starts, runBy))
+					.run((b) -> {
+						await().atMost(Replicas.WAIT).until(() -> runBy.stream().filter("a"::equals).count() >= 2);
+						a.getBean(LeaderElector.class).stepDown("default");
+						await().atMost(Replicas.WAIT).until(() -> runBy.stream().filter("b"::equals).count() >= 2);
+					});
+			});
+		List<Instant> ordered = new ArrayList<>(starts);
+		ordered.sort(Comparator.naturalOrder());
+		for (int run = 1; run < ordered.size(); run++) {
+			assertThat(Duration.between(ordered.get(run - 1), ordered.get(run)))
+				.as("between starts %d and %d of %s", run - 1, run, ordered)
+				.isGreaterThanOrEqualTo(Ticker.WINDOW.minusMillis(5));
+		}
+	}
+
+	/**
+	 * A replica of its own identity, with roomier timings than {@link Replicas}': a leader that
+	 * loses its Lease to a slow renewal on a busy machine would step down from nothing, and stay.
+	 */
+	private static ApplicationContextRunner replica(String leaseName, String identity, Starts starts) {
+		ApplicationContextRunner runner = Replicas.replica(server, leaseName)
+			.withPropertyValues("leader.election.identity=" + identity, "leader.election.lease-duration=4s",
+					"leader.election.renew-deadline=3s", "leader.election.retry-period=500ms");
+		return (starts != null) ? runner.withBean("jobs", Jobs.class, () -> new Jobs(identity, starts)) : runner;
+	}
+
+	record Start(String replica, String job, Instant at) {
+
+	}
+
+	static final class Starts {
+
+		private final List<Start> starts = new CopyOnWriteArrayList<>();
+
+		void add(String replica, String job) {
+			this.starts.add(new Start(replica, job, Instant.now()));
+		}
+
+		List<Start> of(String job) {
+			return this.starts.stream().filter((start) -> start.job().equals(job)).toList();
+		}
+
+	}
+
+	static class Jobs {
+
+		private final String replica;
+
+		private final Starts starts;
+
+		Jobs(String replica, Starts starts) {
+			this.replica = replica;
+			this.starts = starts;
+		}
+
+		@LeaderOnly(atMostEvery = "6s")
+		public void report() {
+			this.starts.add(this.replica, "report");
+		}
+
+		@LeaderOnly
+		public void plainReport() {
+			this.starts.add(this.replica, "plainReport");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	static class Timers {
+
+	}
+
+	static class Ticker {
+
+		static final Duration WINDOW = Duration.ofMillis(800);
+
+		private final List<Instant> starts;
+
+		private final List<String> runBy;
+
+		private LeaderElector elector;
+
+		Ticker(List<Instant> starts, List<String> runBy) {
+			this.starts = starts;
+			this.runBy = runBy;
+		}
+
+		@Autowired
+		void setElector(LeaderElector elector) {
+			this.elector = elector;
+		}
+
+		@Scheduled(fixedRate = 1000)
+		@LeaderOnly(atMostEvery = "800ms")
+		public void tick() {
+			// the start the elector recorded before the body ran
+			this.starts.add(this.elector.windows("default").get(0).lastStart());
+			this.runBy.add(this.elector.identity());
+		}
+
+	}
+
+}
