@@ -28,6 +28,8 @@ final class Claims {
 
 	private final String identity;
 
+	private final long leaseDurationNanos;
+
 	private final long renewDeadlineNanos;
 
 	private final long retryPeriodNanos;
@@ -37,11 +39,15 @@ final class Claims {
 	/** The claim on its way; read lock-free by the balancer. */
 	private volatile Claim onItsWay;
 
+	/** How many terms won in a row came too late to lead on. */
+	private int tooLateInARow;
+
 	Claims(Election loop, ElectionMode mode, LeaseStore store, ElectionSettings settings, String identity) {
 		this.loop = loop;
 		this.mode = mode;
 		this.store = store;
 		this.identity = identity;
+		this.leaseDurationNanos = settings.leaseDuration().toNanos();
 		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
 		this.renewPeriodNanos = settings.renewPeriod().toNanos();
@@ -82,7 +88,7 @@ final class Claims {
 		LeaseRecord claimed = ((seen != null) ? seen.rewrite(this.identity, duration, wallNow, wallNow, transitions)
 				: LeaseRecord.of(this.identity, duration, wallNow, wallNow, transitions))
 			.withWindows(this.loop.leadership.windows.toWrite(sentAt));
-		OwnWrites.Sent write = this.loop.ownWrites.sent(claimed, sentAt, true);
+		OwnWrites.Sent write = this.loop.ownWrites.sent(claimed, sentAt);
 		long timeout = timeout();
 		Supplier<CompletableFuture<LeaseRecord>> request = (seen != null)
 				? () -> this.store.update(claimed, Duration.ofNanos(timeout))
@@ -145,19 +151,44 @@ final class Claims {
 	}
 
 	/**
+	 * Leads on a version of ours that a claim stored, from when the claim was sent: the claim's
+	 * answer was lost, or came too late.
+	 */
+	void leadOn(LeaseRecord claimed, long sentAtNanos) {
+		grant(this.loop.leadership.begin(claimed, sentAtNanos));
+	}
+
+	/**
 	 * Opens the gate of a term won; the leader's next step follows a renew period after its
-	 * acquiring write was sent. A write that took longer than the renew deadline would leave the
-	 * gate closed already: the Lease is ours then, so the next attempt claims it again at once.
+	 * acquiring write was sent. A term won by a write answered after the gate it would open had
+	 * closed is ours, but cannot be led on: it is claimed again at once; twice in a row shows a
+	 * link slower than the renew deadline, whose claims would only keep the Lease changing so that
+	 * no follower ever sees it expire: then it is given back at once (the gate never opened, there
+	 * is nothing to drain), and this replica stays out, for a follower on a healthy link to take it.
 	 */
 	void grant(Term won) {
 		long now = this.loop.now();
-		if (!won.gateOpenAt(now, this.mode.gateDeadlineNanos())) {
-			this.loop.scheduleAttempt(0);
+		if (won.gateOpenAt(now, this.mode.gateDeadlineNanos())) {
+			this.tooLateInARow = 0;
+			this.loop.leadership.grant(won, now);
+			this.loop.granted(won);
+			this.loop.scheduleAttempt(won.lastRenewStartNanos() + this.renewPeriodNanos - now);
 			return;
 		}
-		this.loop.leadership.grant(won, now);
-		this.loop.granted(won);
-		this.loop.scheduleAttempt(won.lastRenewStartNanos() + this.renewPeriodNanos - now);
+		long late = Duration.ofNanos(now - won.lastRenewStartNanos()).toMillis();
+		LeaseRecord acquired = won.acquired();
+		if (++this.tooLateInARow < 2) {
+			logger.info("{} won {} of election '{}' {} ms after its claim was sent, too late to lead on: it claims "
+					+ "it again", this.identity, this.store.describe(), this.loop.settings().name(), late);
+			claim(acquired, acquired.transitions() + 1);
+			return;
+		}
+		this.tooLateInARow = 0;
+		logger.warn("{} won {} of election '{}' {} ms after its claim was sent, too late to lead on, twice in a row: it "
+				+ "gives the Lease back", this.identity, this.store.describe(), this.loop.settings().name(), late);
+		Leadership leadership = this.loop.leadership;
+		leadership.stayOut(now, this.leaseDurationNanos, acquired.transitions());
+		leadership.giveBack(leadership.giveBackClaim(RevocationCause.RENEW_DEADLINE_PASSED, true), won);
 	}
 
 	/** A claim on its way, and what to do with it if it succeeds after a stop or a step-down. */

@@ -106,17 +106,14 @@ final class LeaseMode implements ElectionMode {
 		}
 		OwnWrites ownWrites = this.loop.ownWrites;
 		if (this.loop.oneWriter.conflict() == null) {
-			OwnWrites.Sent lostClaim = ownWrites.claimSince(seen, now - this.renewDeadlineNanos);
-			if (lostClaim != null) {
-				// A claim of ours whose answer was lost, read back: it is stored, so its term runs
-				// from when it was sent, as if it had been answered, and nothing is written again.
+			OwnWrites.Sent own = ownWrites.sinceLastTerm(seen);
+			if (own != null) {
+				// A claim of ours whose answer was lost (or came late), read back: it is stored, so its
+				// term runs from when it was sent, as if it had been answered, and nothing is written
+				// again, unless that term's gate has closed already.
 				ownWrites.answered(seen);
 				this.loop.succeeded();
-				this.loop.claims.grant(leadership.begin(seen, lostClaim.sentAtNanos()));
-				return;
-			}
-			if (ownWrites.claimableAtOnce(seen)) {
-				claim(seen, seen.transitions() + 1);
+				this.loop.claims.leadOn(seen, own.sentAtNanos());
 				return;
 			}
 			if (observation.releasedFor(this.identity)) {
@@ -296,7 +293,7 @@ final class LeaseMode implements ElectionMode {
 					seen.leaseTransitions())
 			.withWindows(windows.toWrite(sentAt));
 		List<Windows.Pending> carried = windows.sending();
-		OwnWrites.Sent write = this.loop.ownWrites.sent(renewal, sentAt, false);
+		OwnWrites.Sent write = this.loop.ownWrites.sent(renewal, sentAt);
 		this.renewing = true;
 		this.loop.steps.call("update", () -> this.store.update(renewal, Duration.ofNanos(timeout)), timeout, sequence,
 				(stored, failure) -> renewed(write, carried, sentAt, sequence, afterConflict, stored, failure));
@@ -461,13 +458,14 @@ final class LeaseMode implements ElectionMode {
 	}
 
 	/**
-	 * Until the gate would have closed: a release is a write at the version held, so that a
-	 * successor's write makes it fail, but one sent after that moment would be sent by a
-	 * replica that no longer knows it holds the Lease.
+	 * Until the gate would have closed, and at least a claim's time, for a term given back whose
+	 * gate never opened: a release follows the drain, so no leader work runs on after it, and it
+	 * is a write at the version this term wrote, which any successor's claim would have changed,
+	 * so it can never free a newer term.
 	 */
 	@Override
 	public long releaseTimeLeft(long now) {
-		return this.loop.leadership.gateClosesAt() - now;
+		return Math.max(this.loop.leadership.gateClosesAt() - now, this.loop.claims.timeout());
 	}
 
 	@Override
