@@ -51,13 +51,12 @@ final class ApiRequest {
 		this.path = path;
 		this.rawParameters = rawParameters;
 		Matcher matcher = RESOURCE_PATH.matcher(path);
-		this.resource = matcher.matches()
-				? ((matcher.group("coreVersion") != null)
+		boolean resourcePath = matcher.matches();
+		this.resource = !resourcePath ? Optional.empty()
+				: (matcher.group("coreVersion") != null)
 						? ServedResource.find("", matcher.group("coreVersion"), matcher.group("plural"))
-						: ServedResource.find(matcher.group("group"), matcher.group("version"),
-								matcher.group("plural")))
-				: Optional.empty();
-		this.name = matcher.matches() ? matcher.group("name") : null;
+						: ServedResource.find(matcher.group("group"), matcher.group("version"), matcher.group("plural"));
+		this.name = resourcePath ? matcher.group("name") : null;
 		this.invalidSelector = parseFieldSelector(parameter("fieldSelector"));
 	}
 

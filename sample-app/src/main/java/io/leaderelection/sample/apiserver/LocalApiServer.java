@@ -150,6 +150,10 @@ public final class LocalApiServer implements AutoCloseable {
 		if (apiRequest.invalidSelector() != null) {
 			return status(400, "BadRequest", apiRequest.invalidSelector());
 		}
+		if (!isApiPath(apiRequest.path())) {
+			// /version, /openapi/v2, /healthz...: not served, where the store would answer any path
+			return status(404, "NotFound", "the server could not find the requested resource");
+		}
 		boolean get = request.method() == HttpMethod.GET;
 		if (get) {
 			Optional<KubernetesResource> document = this.discovery.document(apiRequest.path());
@@ -185,6 +189,10 @@ public final class LocalApiServer implements AutoCloseable {
 		catch (IOException ex) {
 			return status(500, "InternalError", "The store answered what is not JSON: " + ex.getMessage());
 		}
+	}
+
+	private static boolean isApiPath(String path) {
+		return path.equals("/api") || path.equals("/apis") || path.startsWith("/api/") || path.startsWith("/apis/");
 	}
 
 	/**

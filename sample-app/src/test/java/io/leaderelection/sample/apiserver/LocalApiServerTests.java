@@ -215,6 +215,16 @@ class LocalApiServerTests {
 	}
 
 	@Test
+	void pathsOutsideTheApiAreNotFound() throws Exception {
+		for (String path : List.of("/version", "/openapi/v2", "/openapi/v3")) {
+			HttpResponse<String> response = get(path, "application/json");
+			assertThat(response.statusCode()).as(path).isEqualTo(404);
+			assertThat(json.readTree(response.body()).path("message").asText())
+				.isEqualTo("the server could not find the requested resource");
+		}
+	}
+
+	@Test
 	void watchOverHttpStreamsTheChangesAfterTheListedVersionAsTables() throws Exception {
 		createLease("first", "replica-1");
 		String listed = json.readTree(get(LEASES, TABLE_ACCEPT).body()).at("/metadata/resourceVersion").asText();
