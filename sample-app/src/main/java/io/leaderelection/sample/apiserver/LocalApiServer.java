@@ -158,7 +158,7 @@ public final class LocalApiServer implements AutoCloseable {
 		if (get) {
 			Optional<KubernetesResource> document = this.discovery.document(apiRequest.path());
 			if (document.isPresent()) {
-				return json(200, document.get());
+				return jsonResponse(200, document.get());
 			}
 		}
 		MockResponse response = this.store.dispatch(new RecordedRequest(request.getHttpVersion(), request.method(),
@@ -184,7 +184,7 @@ public final class LocalApiServer implements AutoCloseable {
 			if (Tables.requested(request.getHeader("Accept"))) {
 				body = this.tables.table(resource, body, apiRequest.parameter("includeObject"));
 			}
-			return json(200, body);
+			return jsonResponse(200, body);
 		}
 		catch (IOException ex) {
 			return status(500, "InternalError", "The store answered what is not JSON: " + ex.getMessage());
@@ -234,7 +234,7 @@ public final class LocalApiServer implements AutoCloseable {
 		listener.onOpen(stream, watch);
 	}
 
-	private MockResponse json(int code, Object body) {
+	private MockResponse jsonResponse(int code, Object body) {
 		try {
 			return new MockResponse().setResponseCode(code)
 				.setHeader(CONTENT_TYPE, JSON)
@@ -249,7 +249,7 @@ public final class LocalApiServer implements AutoCloseable {
 	private MockResponse notFound(ServedResource resource, String name) {
 		String groupResource = resource.group().isEmpty() ? resource.plural()
 				: resource.plural() + "." + resource.group();
-		return json(404, new StatusBuilder().withStatus("Failure")
+		return jsonResponse(404, new StatusBuilder().withStatus("Failure")
 			.withCode(404)
 			.withReason("NotFound")
 			.withMessage(groupResource + " \"" + name + "\" not found")
@@ -262,7 +262,7 @@ public final class LocalApiServer implements AutoCloseable {
 	}
 
 	private MockResponse status(int code, String reason, String message) {
-		return json(code, new StatusBuilder().withStatus("Failure")
+		return jsonResponse(code, new StatusBuilder().withStatus("Failure")
 			.withCode(code)
 			.withReason(reason)
 			.withMessage(message)

@@ -1,6 +1,7 @@
 package io.leaderelection.sample.apiserver;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -236,7 +237,7 @@ class LocalApiServerTests {
 					BodyHandlers.ofLines())
 			.get(10, TimeUnit.SECONDS);
 		assertThat(watch.statusCode()).isEqualTo(200);
-		Thread reader = new Thread(() -> watch.body().forEach((line) -> events.add(parse(line))));
+		Thread reader = new Thread(() -> readEvents(watch.body(), events));
 		reader.start();
 		try {
 			this.client.leases().withName("first").edit((lease) -> holder(lease, "replica-2"));
@@ -265,7 +266,7 @@ class LocalApiServerTests {
 		HttpResponse<Stream<String>> watch = this.http
 			.sendAsync(request(LEASES + "?watch=1", "application/json"), BodyHandlers.ofLines())
 			.get(10, TimeUnit.SECONDS);
-		Thread reader = new Thread(() -> watch.body().forEach((line) -> events.add(parse(line))));
+		Thread reader = new Thread(() -> readEvents(watch.body(), events));
 		reader.start();
 		try {
 			JsonNode added = events.poll(10, TimeUnit.SECONDS);
@@ -392,6 +393,15 @@ class LocalApiServerTests {
 
 	private static String encode(String value) {
 		return URLEncoder.encode(value, StandardCharsets.UTF_8);
+	}
+
+	private static void readEvents(Stream<String> lines, BlockingQueue<JsonNode> events) {
+		try {
+			lines.forEach((line) -> events.add(parse(line)));
+		}
+		catch (UncheckedIOException ex) {
+			// the test closed the watch
+		}
 	}
 
 	private static JsonNode parse(String line) {
