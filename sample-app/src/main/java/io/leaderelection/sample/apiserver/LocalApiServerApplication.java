@@ -49,9 +49,7 @@ public class LocalApiServerApplication {
 			return server;
 		}
 		catch (BindException ex) {
-			throw new IllegalStateException("Port " + port + " of 127.0.0.1 is taken (by a local API server already "
-					+ "running?): stop what listens there, or choose another port with "
-					+ "--sample.local-api-server.port", ex);
+			throw new LocalApiServerPortTakenException(port, ex);
 		}
 	}
 

@@ -42,6 +42,11 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -54,6 +59,7 @@ import static org.awaitility.Awaitility.await;
  * object, and watches over plain HTTP; and fabric8's clients still watch over WebSockets. The
  * requests carry the headers {@code kubectl} 1.32 sends.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LocalApiServerTests {
 
 	/** The Accept header of kubectl's discovery: aggregated discovery first, plain JSON last. */
@@ -305,6 +311,16 @@ class LocalApiServerTests {
 	@Test
 	void aTakenPortIsTold() {
 		assertThatExceptionOfType(BindException.class).isThrownBy(() -> LocalApiServer.start(this.server.port()));
+	}
+
+	@Test
+	void theStandaloneServerOnATakenPortSaysWhatToDo(CapturedOutput output) {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> LocalApiServerApplication.application()
+			.run("--sample.local-api-server.port=" + this.server.port()));
+
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("The local API server cannot listen on 127.0.0.1:" + this.server.port() + ": the port is taken.")
+			.contains("Stop what listens on port " + this.server.port() + " (a local API server already running?)");
 	}
 
 	@Test
