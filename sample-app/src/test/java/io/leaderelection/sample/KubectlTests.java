@@ -31,10 +31,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The {@code kubectl} installed on this machine against the standalone local API server and a
- * replica of the sample in the local profile: {@code get leases}, {@code get events},
- * {@code describe lease} and {@code get lease -w} print what they print against a cluster, and
- * nothing on standard error. Skipped where {@code kubectl} is not installed. It runs with an empty
- * kubeconfig, so that a developer's own does not change what it reads.
+ * replica of the sample: {@code get leases}, {@code get events}, {@code describe lease} and
+ * {@code get lease -w} print what they print against a cluster, and nothing on standard error.
+ * Skipped where {@code kubectl} is not installed. It runs with an empty kubeconfig, so that a
+ * developer's own does not change what it reads. The lease timings are scaled down, with a renew
+ * deadline that leaves a loaded machine room: the step-down needs a leader.
  */
 class KubectlTests {
 
@@ -59,8 +60,9 @@ class KubectlTests {
 		server = "http://127.0.0.1:" + port;
 		apiServer = LocalApiServerApplication.application().run("--sample.local-api-server.port=" + port);
 		replica = new SpringApplicationBuilder(SampleApplication.class).run("--server.port=0",
-				"--spring.profiles.active=local", "--sample.local-api-server.enabled=true",
-				"--sample.local-api-server.port=" + port, "--leader.election.identity=" + IDENTITY);
+				"--sample.local-api-server.enabled=true", "--sample.local-api-server.port=" + port,
+				"--leader.election.identity=" + IDENTITY, "--leader.election.lease-duration=5s",
+				"--leader.election.renew-deadline=4s", "--leader.election.retry-period=500ms");
 		LeaderElector elector = replica.getBean(LeaderElector.class);
 		await().atMost(TIMEOUT).until(() -> elector.isLeader() && elector.isLeader("reports"));
 	}
@@ -121,7 +123,9 @@ class KubectlTests {
 			// the Lease printed again as it is renewed
 			await().atMost(TIMEOUT).until(() -> lines.size() >= 3);
 			// a step-down releases the Lease: no holder, until the replica takes it again
-			replica.getBean(LeaderElector.class).stepDown(LeaderElector.DEFAULT_ELECTION);
+			LeaderElector elector = replica.getBean(LeaderElector.class);
+			await().atMost(TIMEOUT).until(elector::isLeader);
+			elector.stepDown(LeaderElector.DEFAULT_ELECTION);
 			await().atMost(TIMEOUT)
 				.until(() -> lines.stream().anyMatch((line) -> line.matches("sample-leader +[0-9]+[smh].*")));
 		}

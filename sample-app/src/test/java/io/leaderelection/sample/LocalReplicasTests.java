@@ -116,10 +116,9 @@ class LocalReplicasTests {
 	@Test
 	void threeReplicasEachShipTheOrdersOfTwoOrThreeOfTheEightOrderShards() {
 		int apiServerPort = freePort();
-		String[] timings = { "--leader.election.retry-period=500ms", "--sample.jobs.interval=200ms" };
-		this.first = startReplica(apiServerPort, timings);
-		this.second = startReplica(apiServerPort, timings);
-		this.third = startReplica(apiServerPort, timings);
+		this.first = startReplica(apiServerPort, "--sample.jobs.interval=200ms");
+		this.second = startReplica(apiServerPort, "--sample.jobs.interval=200ms");
+		this.third = startReplica(apiServerPort, "--sample.jobs.interval=200ms");
 		List<ConfigurableApplicationContext> replicas = List.of(this.first, this.second, this.third);
 		await().atMost(TIMEOUT).untilAsserted(() -> {
 			List<Set<Integer>> owned = replicas.stream()

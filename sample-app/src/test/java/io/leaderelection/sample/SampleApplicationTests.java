@@ -19,30 +19,27 @@ import org.springframework.boot.test.web.client.TestRestTemplate;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
-import org.springframework.test.context.ActiveProfiles;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample as the README runs it ({@code spring-boot:run}, the local profile): its own
- * configuration, on a random port, against a local API server of its own (on a random port, so as
- * not to join one that runs on this machine), read over HTTP. The local API server is asked for
- * explicitly so that a developer's kubeconfig does not point the test at a real cluster, and
- * metrics export, which Spring Boot's tests switch off, is switched back on for
- * {@code /actuator/prometheus}.
+ * The sample as the README runs it: its own configuration, on a random port, against a local API
+ * server of its own (on a random port, so as not to join one that runs on this machine), read over
+ * HTTP. The local API server is asked for explicitly so that a developer's kubeconfig does not
+ * point the test at a real cluster, and metrics export, which Spring Boot's tests switch off, is
+ * switched back on for {@code /actuator/prometheus}. The lease timings are scaled down, with a
+ * renew deadline that leaves a loaded machine room: the test expects one term per election.
  */
 @AutoConfigureObservability(tracing = false)
 @ExtendWith(OutputCaptureExtension.class)
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = { "sample.local-api-server.enabled=true",
-		"sample.local-api-server.port=0", "sample.jobs.interval=200ms" })
-@ActiveProfiles("local")
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "sample.local-api-server.enabled=true", "sample.local-api-server.port=0",
+				"sample.jobs.interval=200ms", "leader.election.lease-duration=5s",
+				"leader.election.renew-deadline=4s", "leader.election.retry-period=500ms" })
 class SampleApplicationTests {
 
-	/**
-	 * The local API server starts empty: the first leader creates the Leases a lease duration (3s in
-	 * the local profile) later; the rest is room for a slow machine.
-	 */
+	/** The local API server starts empty: the first leader creates the Leases a lease duration (5s) later. */
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
 	private static final ObjectMapper json = new ObjectMapper();
