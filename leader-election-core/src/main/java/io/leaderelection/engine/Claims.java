@@ -160,35 +160,50 @@ final class Claims {
 
 	/**
 	 * Opens the gate of a term won; the leader's next step follows a renew period after its
-	 * acquiring write was sent. A term won by a write answered after the gate it would open had
-	 * closed is ours, but cannot be led on: it is claimed again at once; twice in a row shows a
-	 * link slower than the renew deadline, whose claims would only keep the Lease changing so that
-	 * no follower ever sees it expire: then it is given back at once (the gate never opened, there
-	 * is nothing to drain), and this replica stays out, for a follower on a healthy link to take it.
+	 * acquiring write was sent. A write that took longer than the renew deadline would leave the
+	 * gate closed already: the Lease is ours then, and the next attempt reads it and decides.
 	 */
 	void grant(Term won) {
 		long now = this.loop.now();
-		if (won.gateOpenAt(now, this.mode.gateDeadlineNanos())) {
-			this.tooLateInARow = 0;
-			this.loop.leadership.grant(won, now);
-			this.loop.granted(won);
-			this.loop.scheduleAttempt(won.lastRenewStartNanos() + this.renewPeriodNanos - now);
-			return;
-		}
-		long late = Duration.ofNanos(now - won.lastRenewStartNanos()).toMillis();
-		LeaseRecord acquired = won.acquired();
-		if (++this.tooLateInARow < 2) {
-			logger.info("{} won {} of election '{}' {} ms after its claim was sent, too late to lead on: it claims "
-					+ "it again", this.identity, this.store.describe(), this.loop.settings().name(), late);
-			claim(acquired, acquired.transitions() + 1);
+		if (!won.gateOpenAt(now, this.mode.gateDeadlineNanos())) {
+			this.loop.scheduleAttempt(0);
 			return;
 		}
 		this.tooLateInARow = 0;
-		logger.warn("{} won {} of election '{}' {} ms after its claim was sent, too late to lead on, twice in a row: it "
-				+ "gives the Lease back", this.identity, this.store.describe(), this.loop.settings().name(), late);
+		this.loop.leadership.grant(won, now);
+		this.loop.granted(won);
+		this.loop.scheduleAttempt(won.lastRenewStartNanos() + this.renewPeriodNanos - now);
+	}
+
+	/**
+	 * A version of ours, stored by a claim whose term's gate has closed already, was read: the
+	 * claim's answer was lost or came too late. Claimed again once, that shows nothing; twice in
+	 * a row, it shows a link slower than the renew deadline, whose claims would only keep the
+	 * Lease changing so that no follower ever sees it expire.
+	 * @return whether to give the Lease back rather than claim it again
+	 */
+	boolean tooLateAgain() {
+		if (++this.tooLateInARow < 2) {
+			return false;
+		}
+		this.tooLateInARow = 0;
+		return true;
+	}
+
+	/**
+	 * Gives back a version of ours that a claim sent at the given moment stored, too late to
+	 * lead on: a release at once (the gate never opened, there is nothing to drain), then staying
+	 * out, for a follower on a healthy link to take it.
+	 */
+	void giveBack(LeaseRecord claimed, long sentAtNanos) {
+		long now = this.loop.now();
+		logger.warn("{} gives {} of election '{}' back: its claims' answers came too late to lead on, twice in a row "
+				+ "(the last {} ms after it was sent)", this.identity, this.store.describe(),
+				this.loop.settings().name(), Duration.ofNanos(now - sentAtNanos).toMillis());
 		Leadership leadership = this.loop.leadership;
-		leadership.stayOut(now, this.leaseDurationNanos, acquired.transitions());
-		leadership.giveBack(leadership.giveBackClaim(RevocationCause.RENEW_DEADLINE_PASSED, true), won);
+		leadership.stayOut(now, this.leaseDurationNanos, claimed.transitions());
+		leadership.giveBack(leadership.giveBackClaim(RevocationCause.RENEW_DEADLINE_PASSED, true),
+				leadership.begin(claimed, sentAtNanos));
 	}
 
 	/** A claim on its way, and what to do with it if it succeeds after a stop or a step-down. */

@@ -110,10 +110,18 @@ final class LeaseMode implements ElectionMode {
 			if (own != null) {
 				// A claim of ours whose answer was lost (or came late), read back: it is stored, so its
 				// term runs from when it was sent, as if it had been answered, and nothing is written
-				// again, unless that term's gate has closed already.
+				// again; if that term's gate has closed already, it is claimed again, or given back.
 				ownWrites.answered(seen);
 				this.loop.succeeded();
-				this.loop.claims.leadOn(seen, own.sentAtNanos());
+				if (now - (own.sentAtNanos() + this.renewDeadlineNanos) < 0) {
+					this.loop.claims.leadOn(seen, own.sentAtNanos());
+				}
+				else if (this.loop.claims.tooLateAgain()) {
+					this.loop.claims.giveBack(seen, own.sentAtNanos());
+				}
+				else {
+					claim(seen, seen.transitions() + 1);
+				}
 				return;
 			}
 			if (observation.releasedFor(this.identity)) {
