@@ -91,6 +91,11 @@ public final class NetworkLink implements AutoCloseable {
 		this.delayNanos = Throttler.NO_DELAY_NS;
 	}
 
+	/** Whether traffic is black-holed now. */
+	public boolean blackHoled() {
+		return this.proxy.isFrozen();
+	}
+
 	@Override
 	public void close() {
 		this.proxy.close();
