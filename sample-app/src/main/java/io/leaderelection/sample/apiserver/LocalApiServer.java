@@ -45,6 +45,8 @@ public final class LocalApiServer implements AutoCloseable {
 	/** The port the standalone server listens on, and the one replicas look for it on. */
 	public static final int DEFAULT_PORT = 7070;
 
+	private static final String NETTY_NO_UNSAFE = "io.netty.noUnsafe";
+
 	private static final String CONTENT_TYPE = "Content-Type";
 
 	private static final String JSON = "application/json";
@@ -88,6 +90,11 @@ public final class LocalApiServer implements AutoCloseable {
 	 * @throws BindException when the port is taken
 	 */
 	public static LocalApiServer start(int port) throws BindException {
+		// Netty, under Vert.x, would otherwise use sun.misc.Unsafe, for which JDK 24 and later warn at
+		// the start of every application that serves one; a local API server does not need its speed
+		if (System.getProperty(NETTY_NO_UNSAFE) == null) {
+			System.setProperty(NETTY_NO_UNSAFE, "true");
+		}
 		Vertx vertx = Vertx.vertx();
 		LocalApiServer server = new LocalApiServer(vertx, port, new Tables(Clock.systemUTC()));
 		try {
