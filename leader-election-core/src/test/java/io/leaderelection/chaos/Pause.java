@@ -23,7 +23,7 @@ import io.leaderelection.engine.ElectionScheduler;
  * the process is frozen is acted on once it resumes, as the bytes a stopped process receives
  * wait in its socket; its monotonic clock goes on meanwhile, as a real one does.
  */
-final class Pause {
+public final class Pause {
 
 	private static final int NOT_ARMED = 0;
 
@@ -48,7 +48,7 @@ final class Pause {
 	}
 
 	/** Pauses the replica from now on until {@link #thaw()}. */
-	void freeze() {
+	public void freeze() {
 		this.frozen = true;
 	}
 
@@ -64,7 +64,7 @@ final class Pause {
 	}
 
 	/** Ends the pause now, a frozen one or one of a given time. */
-	void thaw() {
+	public void thaw() {
 		this.afterNextTask.set(NOT_ARMED);
 		this.frozen = false;
 		this.resumeAtNanos = System.nanoTime();
@@ -111,12 +111,12 @@ final class Pause {
 	}
 
 	/** The executor whose tasks wait for the pause to end before they run. */
-	Executor pausing(Executor executor) {
+	public Executor pausing(Executor executor) {
 		return (task) -> executor.execute(() -> run(task));
 	}
 
 	/** The scheduler whose tasks wait for the pause to end before they run. */
-	ElectionScheduler pausing(ElectionScheduler scheduler) {
+	public ElectionScheduler pausing(ElectionScheduler scheduler) {
 		return (task, delayNanos) -> scheduler.schedule(() -> run(task), delayNanos);
 	}
 
