@@ -28,8 +28,6 @@ final class Claims {
 
 	private final String identity;
 
-	private final long leaseDurationNanos;
-
 	private final long renewDeadlineNanos;
 
 	private final long retryPeriodNanos;
@@ -39,7 +37,7 @@ final class Claims {
 	/** The claim on its way; read lock-free by the balancer. */
 	private volatile Claim onItsWay;
 
-	/** How many terms won in a row came too late to lead on. */
+	/** How many claims in a row were read back too late to lead on, and made again. */
 	private int tooLateInARow;
 
 	Claims(Election loop, ElectionMode mode, LeaseStore store, ElectionSettings settings, String identity) {
@@ -47,7 +45,6 @@ final class Claims {
 		this.mode = mode;
 		this.store = store;
 		this.identity = identity;
-		this.leaseDurationNanos = settings.leaseDuration().toNanos();
 		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
 		this.renewPeriodNanos = settings.renewPeriod().toNanos();
@@ -176,34 +173,21 @@ final class Claims {
 	}
 
 	/**
-	 * A version of ours, stored by a claim whose term's gate has closed already, was read: the
-	 * claim's answer was lost or came too late. Claimed again once, that shows nothing; twice in
-	 * a row, it shows a link slower than the renew deadline, whose claims would only keep the
-	 * Lease changing so that no follower ever sees it expire.
-	 * @return whether to give the Lease back rather than claim it again
+	 * A version of ours, stored by a claim whose term's gate had closed already when it was read
+	 * back (the claim's answer was lost, or came too late), is claimed again.
 	 */
-	boolean tooLateAgain() {
-		if (++this.tooLateInARow < 2) {
-			return false;
-		}
-		this.tooLateInARow = 0;
-		return true;
+	void tooLate() {
+		this.tooLateInARow++;
 	}
 
 	/**
-	 * Gives back a version of ours that a claim sent at the given moment stored, too late to
-	 * lead on: a release at once (the gate never opened, there is nothing to drain), then staying
-	 * out, for a follower on a healthy link to take it.
+	 * Whether a claim made again because the one before was read back too late was itself read
+	 * back too late: a link slower than the renew deadline, whose claims, made again and again,
+	 * would keep the Lease changing so that no follower ever sees it expire. Its version then
+	 * waits to expire like anybody's.
 	 */
-	void giveBack(LeaseRecord claimed, long sentAtNanos) {
-		long now = this.loop.now();
-		logger.warn("{} gives {} of election '{}' back: its claims' answers came too late to lead on, twice in a row "
-				+ "(the last {} ms after it was sent)", this.identity, this.store.describe(),
-				this.loop.settings().name(), Duration.ofNanos(now - sentAtNanos).toMillis());
-		Leadership leadership = this.loop.leadership;
-		leadership.stayOut(now, this.leaseDurationNanos, claimed.transitions());
-		leadership.giveBack(leadership.giveBackClaim(RevocationCause.RENEW_DEADLINE_PASSED, true),
-				leadership.begin(claimed, sentAtNanos));
+	boolean claimedAgainTooLate() {
+		return this.tooLateInARow > 0;
 	}
 
 	/** A claim on its way, and what to do with it if it succeeds after a stop or a step-down. */

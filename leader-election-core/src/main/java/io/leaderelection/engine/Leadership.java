@@ -365,16 +365,10 @@ final class Leadership {
 
 	/**
 	 * The release is over, written or not: after a step-down, stay out from now for the mode's
-	 * stay-out; after a term given back because it was won too late to lead on, too, if the
-	 * release was written (a follower takes it at once), else not at all (the Lease expires for all
-	 * alike); campaign again.
+	 * stay-out; campaign again.
 	 */
 	void ended(Release release, StepDown.Release outcome, String detail) {
-		boolean handedOver = release.cause == RevocationCause.RENEW_DEADLINE_PASSED;
-		if (handedOver && outcome != StepDown.Release.WRITTEN) {
-			this.stayingOut = false;
-		}
-		else if ((release.cause == RevocationCause.STEPPED_DOWN || handedOver) && this.stayingOut) {
+		if (release.cause == RevocationCause.STEPPED_DOWN && this.stayingOut) {
 			this.stayOutUntilNanos = this.loop.now() + this.mode.stayOutAfterRelease();
 		}
 		release.outcome = outcome;

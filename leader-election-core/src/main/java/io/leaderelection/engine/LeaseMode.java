@@ -107,21 +107,20 @@ final class LeaseMode implements ElectionMode {
 		OwnWrites ownWrites = this.loop.ownWrites;
 		if (this.loop.oneWriter.conflict() == null) {
 			OwnWrites.Sent own = ownWrites.sinceLastTerm(seen);
-			if (own != null) {
-				// A claim of ours whose answer was lost (or came late), read back: it is stored, so its
-				// term runs from when it was sent, as if it had been answered, and nothing is written
-				// again; if that term's gate has closed already, it is claimed again, or given back.
+			if (own != null && now - (own.sentAtNanos() + this.renewDeadlineNanos) < 0) {
+				// A claim of ours whose answer was lost, read back: it is stored, so its term runs
+				// from when it was sent, as if it had been answered, and nothing is written again.
 				ownWrites.answered(seen);
 				this.loop.succeeded();
-				if (now - (own.sentAtNanos() + this.renewDeadlineNanos) < 0) {
-					this.loop.claims.leadOn(seen, own.sentAtNanos());
-				}
-				else if (this.loop.claims.tooLateAgain()) {
-					this.loop.claims.giveBack(seen, own.sentAtNanos());
-				}
-				else {
-					claim(seen, seen.transitions() + 1);
-				}
+				this.loop.claims.leadOn(seen, own.sentAtNanos());
+				return;
+			}
+			if (own != null && !this.loop.claims.claimedAgainTooLate()) {
+				// read back too late to lead on: claimed again at once, the first time
+				ownWrites.answered(seen);
+				this.loop.succeeded();
+				this.loop.claims.tooLate();
+				claim(seen, seen.transitions() + 1);
 				return;
 			}
 			if (observation.releasedFor(this.identity)) {
@@ -466,14 +465,13 @@ final class LeaseMode implements ElectionMode {
 	}
 
 	/**
-	 * Until the gate would have closed, and at least a claim's time, for a term given back whose
-	 * gate never opened: a release follows the drain, so no leader work runs on after it, and it
-	 * is a write at the version this term wrote, which any successor's claim would have changed,
-	 * so it can never free a newer term.
+	 * Until the gate would have closed: a release is a write at the version held, which a
+	 * successor's claim would have changed, but one sent after that moment would come from a
+	 * replica that may have been replaced.
 	 */
 	@Override
 	public long releaseTimeLeft(long now) {
-		return Math.max(this.loop.leadership.gateClosesAt() - now, this.loop.claims.timeout());
+		return this.loop.leadership.gateClosesAt() - now;
 	}
 
 	@Override

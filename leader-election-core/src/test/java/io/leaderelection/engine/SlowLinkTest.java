@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A replica whose answers come too late to lead on can still write the Lease: on virtual time
- * against the in-memory Lease with client-go's timings, it hands what it wrote over, so that a
+ * against the in-memory Lease, it stops claiming what it wrote, so that the Lease expires and a
  * replica on a healthy link leads, and no two gates open.
  */
 class SlowLinkTest {
@@ -34,7 +34,7 @@ class SlowLinkTest {
 	private static final Duration SLOWER_THAN_A_CLAIM = Duration.ofSeconds(9);
 
 	@Test
-	void aReplicaWhoseClaimsAreAnsweredTooLateToLeadOnHandsTheLeaseToAReplicaOnAHealthyLink() {
+	void aReplicaWhoseClaimsAreAnsweredTooLateToLeadOnLetsTheLeaseExpireForAReplicaOnAHealthyLink() {
 		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 0));
 		Replica slow = new Replica("slow", SLOWER_THAN_A_CLAIM);
 		slow.engine.start();
@@ -50,10 +50,10 @@ class SlowLinkTest {
 		}
 		assertThat(healthy.engine.isLeader()).isTrue();
 		// each claim of the slow replica goes unanswered for 8 s, then is read back 9 s later: the
-		// first is claimed again, the second given back, by a release stored at once (two rounds
-		// of 17 s); claimed again and again, the Lease would never stay unchanged the 30 s that let
-		// the healthy replica take it
-		assertThat(Duration.ofNanos(this.time.nanoTime() - startedAt)).isLessThan(Duration.ofSeconds(35));
+		// first is claimed again, the second left to expire, 30 s after the healthy replica saw it
+		// (17 s after it started); claimed again and again, the Lease would never stay unchanged the
+		// 30 s that let the healthy replica take it
+		assertThat(Duration.ofNanos(this.time.nanoTime() - startedAt)).isLessThan(Duration.ofSeconds(50));
 		for (int step = 0; step < 60_000; step++) {
 			assertThat(slow.engine.isLeader()).isFalse();
 			assertThat(healthy.engine.isLeader()).as("the healthy replica keeps the Lease").isTrue();
