@@ -281,7 +281,7 @@ public final class ElectionEngine implements LeaderElector {
 	public CompletableFuture<Optional<WindowedRun>> startInWindow(String election, String key, String job,
 			Duration atLeast, Duration atMost) {
 		Election shard = shardOfKey(election, key);
-		return ((shard != null) ? shard : election(election)).leadership.startInWindow(job, atLeast, atMost);
+		return ((shard != null) ? shard : election(election)).leadership.windows.startInWindow(job, atLeast, atMost);
 	}
 
 	@Override
@@ -289,7 +289,7 @@ public final class ElectionEngine implements LeaderElector {
 		List<Election> sharded = this.shards.get(election);
 		List<Election> elections = (sharded != null) ? sharded : List.of(election(election));
 		List<WindowStatus> windows = new ArrayList<>();
-		elections.forEach((each) -> windows.addAll(each.leadership.windowStatuses()));
+		elections.forEach((each) -> windows.addAll(each.leadership.windows.statuses()));
 		return windows;
 	}
 

@@ -4,12 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 import io.leaderelection.StepDown;
-import io.leaderelection.WindowStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,7 +83,7 @@ final class Leadership {
 		this.workLane = workLane;
 		this.listener = listener;
 		this.listenerLane = listenerLane;
-		this.windows = new Windows(this.election, loop.identity());
+		this.windows = new Windows(loop, this, mode);
 	}
 
 	/** The term held, also one being finished; {@code null} when none. Lock-free. */
@@ -417,37 +415,6 @@ final class Leadership {
 		}
 	}
 
-	// ---- once-per-window runs
-
-	/**
-	 * Starts a run of the job under the term held, if its gate is open and the job's window is:
-	 * the start is stored by the term's next write (at once, or after the one on its way), and
-	 * the run is handed out only once that write succeeded with the gate still open.
-	 */
-	CompletableFuture<Optional<WindowedRun>> startInWindow(String job, Duration atLeast, Duration atMost) {
-		synchronized (this.loop) {
-			long now = this.loop.now();
-			Term held = this.term;
-			if (!isLeader(now) || !this.mode.writesWindows()) {
-				return CompletableFuture.completedFuture(Optional.empty());
-			}
-			Windows.Run run = this.windows.start(job, atLeast.toNanos(), atMost.toNanos(), now, held.fencingToken(),
-					this.loop.wallNow());
-			if (run == null) {
-				return CompletableFuture.completedFuture(Optional.empty());
-			}
-			this.mode.writeSoon();
-			return run.recorded.thenApply((recorded) -> recorded ? Optional.of(new StartedRun(run)) : Optional.empty());
-		}
-	}
-
-	/** The once-per-window jobs as this replica sees them. */
-	List<WindowStatus> windowStatuses() {
-		synchronized (this.loop) {
-			return this.windows.statuses(this.loop.now(), this.loop.wallNow());
-		}
-	}
-
 	// ---- staying out after giving a term up
 
 	/**
@@ -494,53 +461,6 @@ final class Leadership {
 			logger.error("Gated work of election '{}' failed to start; it is started again at the next grant",
 					this.election, ex);
 		}
-	}
-
-	/** A run handed out: its end and extensions go through the election's lock and its next writes. */
-	private final class StartedRun implements WindowedRun {
-
-		private final Windows.Run run;
-
-		StartedRun(Windows.Run run) {
-			this.run = run;
-		}
-
-		@Override
-		public String election() {
-			return Leadership.this.election;
-		}
-
-		@Override
-		public String job() {
-			return this.run.job;
-		}
-
-		@Override
-		public long fencingToken() {
-			return this.run.fencingToken;
-		}
-
-		@Override
-		public void end() {
-			synchronized (Leadership.this.loop) {
-				Leadership.this.windows.ended(this.run, Leadership.this.loop.now());
-			}
-		}
-
-		@Override
-		public CompletableFuture<Boolean> extend(Duration atMost, Duration atLeast) {
-			synchronized (Leadership.this.loop) {
-				long now = Leadership.this.loop.now();
-				Windows.Pending extension = isLeader(now)
-						? Leadership.this.windows.extend(this.run, atMost.toNanos(), atLeast.toNanos(), now) : null;
-				if (extension == null) {
-					return CompletableFuture.completedFuture(false);
-				}
-				Leadership.this.mode.writeSoon();
-				return extension.recorded;
-			}
-		}
-
 	}
 
 	/** A release of our own accord: the term being finished and how far its release got. */

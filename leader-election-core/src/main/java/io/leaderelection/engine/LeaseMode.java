@@ -106,16 +106,20 @@ final class LeaseMode implements ElectionMode {
 		}
 		OwnWrites ownWrites = this.loop.ownWrites;
 		if (this.loop.oneWriter.conflict() == null) {
-			OwnWrites.Sent lostClaim = ownWrites.claimSince(seen, now - this.renewDeadlineNanos);
-			if (lostClaim != null) {
+			OwnWrites.Sent own = ownWrites.sinceLastTerm(seen);
+			if (own != null && now - (own.sentAtNanos() + this.renewDeadlineNanos) < 0) {
 				// A claim of ours whose answer was lost, read back: it is stored, so its term runs
 				// from when it was sent, as if it had been answered, and nothing is written again.
 				ownWrites.answered(seen);
 				this.loop.succeeded();
-				this.loop.claims.grant(leadership.begin(seen, lostClaim.sentAtNanos()));
+				this.loop.claims.leadOn(seen, own.sentAtNanos());
 				return;
 			}
-			if (ownWrites.claimableAtOnce(seen)) {
+			if (own != null && !this.loop.claims.claimedAgainTooLate()) {
+				// read back too late to lead on: claimed again at once, the first time
+				ownWrites.answered(seen);
+				this.loop.succeeded();
+				this.loop.claims.tooLate();
 				claim(seen, seen.transitions() + 1);
 				return;
 			}
@@ -296,7 +300,7 @@ final class LeaseMode implements ElectionMode {
 					seen.leaseTransitions())
 			.withWindows(windows.toWrite(sentAt));
 		List<Windows.Pending> carried = windows.sending();
-		OwnWrites.Sent write = this.loop.ownWrites.sent(renewal, sentAt, false);
+		OwnWrites.Sent write = this.loop.ownWrites.sent(renewal, sentAt);
 		this.renewing = true;
 		this.loop.steps.call("update", () -> this.store.update(renewal, Duration.ofNanos(timeout)), timeout, sequence,
 				(stored, failure) -> renewed(write, carried, sentAt, sequence, afterConflict, stored, failure));
@@ -461,9 +465,9 @@ final class LeaseMode implements ElectionMode {
 	}
 
 	/**
-	 * Until the gate would have closed: a release is a write at the version held, so that a
-	 * successor's write makes it fail, but one sent after that moment would be sent by a
-	 * replica that no longer knows it holds the Lease.
+	 * Until the gate would have closed: a release is a write at the version held, which a
+	 * successor's claim would have changed, but one sent after that moment would come from a
+	 * replica that may have been replaced.
 	 */
 	@Override
 	public long releaseTimeLeft(long now) {

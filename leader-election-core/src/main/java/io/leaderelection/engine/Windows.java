@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.WindowStatus;
@@ -31,6 +32,12 @@ final class Windows {
 
 	private static final long MILLI = Duration.ofMillis(1).toNanos();
 
+	private final Election loop;
+
+	private final Leadership leadership;
+
+	private final ElectionMode mode;
+
 	private final String election;
 
 	private final String identity;
@@ -41,9 +48,40 @@ final class Windows {
 	/** The runs and extensions started but not yet stored by a write of the term. */
 	private final List<Pending> unrecorded = new ArrayList<>();
 
-	Windows(String election, String identity) {
-		this.election = election;
-		this.identity = identity;
+	Windows(Election loop, Leadership leadership, ElectionMode mode) {
+		this.loop = loop;
+		this.leadership = leadership;
+		this.mode = mode;
+		this.election = loop.settings().name();
+		this.identity = loop.identity();
+	}
+
+	/**
+	 * Starts a run of the job under the term held, if its gate is open and the job's window is:
+	 * the start is stored by the term's next write (at once, or after the one on its way), and
+	 * the run is handed out only once that write succeeded with the gate still open.
+	 */
+	CompletableFuture<Optional<WindowedRun>> startInWindow(String job, Duration atLeast, Duration atMost) {
+		synchronized (this.loop) {
+			long now = this.loop.now();
+			Term held = this.leadership.term();
+			if (!this.leadership.isLeader(now) || !this.mode.writesWindows()) {
+				return CompletableFuture.completedFuture(Optional.empty());
+			}
+			Run run = start(job, atLeast.toNanos(), atMost.toNanos(), now, held.fencingToken(), this.loop.wallNow());
+			if (run == null) {
+				return CompletableFuture.completedFuture(Optional.empty());
+			}
+			this.mode.writeSoon();
+			return run.recorded.thenApply((recorded) -> recorded ? Optional.of(new StartedRun(run)) : Optional.empty());
+		}
+	}
+
+	/** The jobs as this replica sees them, on its own wall clock. */
+	List<WindowStatus> statuses() {
+		synchronized (this.loop) {
+			return statuses(this.loop.now(), this.loop.wallNow());
+		}
 	}
 
 	/**
@@ -99,7 +137,7 @@ final class Windows {
 	 * term's next write, and may begin once {@link Run#recorded} completes with {@code true}.
 	 * @return the run, or {@code null} when the window is closed
 	 */
-	Run start(String name, long atLeastNanos, long atMostNanos, long now, long fencingToken, Instant wallNow) {
+	private Run start(String name, long atLeastNanos, long atMostNanos, long now, long fencingToken, Instant wallNow) {
 		Job job = this.jobs.get(name);
 		if (job != null && now - job.closedUntil < 0) {
 			return null;
@@ -114,7 +152,7 @@ final class Windows {
 	 * The run has ended: its job's window opens at the later of now and its shortest window.
 	 * Nothing is written for it: the next write of the term carries it.
 	 */
-	void ended(Run run, long now) {
+	private void ended(Run run, long now) {
 		run.ended = true;
 		Job job = this.jobs.get(run.job);
 		if (job != null && job.run == run) {
@@ -128,7 +166,7 @@ final class Windows {
 	 * @return what completes once stored, or {@code null} when the run is no longer the job's
 	 * or has ended
 	 */
-	Pending extend(Run run, long atMostNanos, long atLeastNanos, long now) {
+	private Pending extend(Run run, long atMostNanos, long atLeastNanos, long now) {
 		Job job = this.jobs.get(run.job);
 		if (run.ended || job == null || job.run != run) {
 			return null;
@@ -140,8 +178,7 @@ final class Windows {
 		return extension;
 	}
 
-	/** The jobs as this replica sees them, on its own wall clock. */
-	List<WindowStatus> statuses(long now, Instant wallNow) {
+	private List<WindowStatus> statuses(long now, Instant wallNow) {
 		List<WindowStatus> statuses = new ArrayList<>();
 		this.jobs.forEach((name, job) -> statuses.add(new WindowStatus(this.election, name, job.startedBy,
 				job.fencingToken, at(job.startedAt, now, wallNow),
@@ -200,6 +237,53 @@ final class Windows {
 
 		private static long floorMillis(long nanos) {
 			return Math.floorDiv(nanos, MILLI);
+		}
+
+	}
+
+	/** A run handed out: its end and extensions go through the election's lock and its next writes. */
+	private final class StartedRun implements WindowedRun {
+
+		private final Run run;
+
+		StartedRun(Run run) {
+			this.run = run;
+		}
+
+		@Override
+		public String election() {
+			return Windows.this.election;
+		}
+
+		@Override
+		public String job() {
+			return this.run.job;
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.run.fencingToken;
+		}
+
+		@Override
+		public void end() {
+			synchronized (Windows.this.loop) {
+				ended(this.run, Windows.this.loop.now());
+			}
+		}
+
+		@Override
+		public CompletableFuture<Boolean> extend(Duration atMost, Duration atLeast) {
+			synchronized (Windows.this.loop) {
+				long now = Windows.this.loop.now();
+				Pending extension = Windows.this.leadership.isLeader(now)
+						? Windows.this.extend(this.run, atMost.toNanos(), atLeast.toNanos(), now) : null;
+				if (extension == null) {
+					return CompletableFuture.completedFuture(false);
+				}
+				Windows.this.mode.writeSoon();
+				return extension.recorded;
+			}
 		}
 
 	}
