@@ -16,6 +16,7 @@ import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
+import io.leaderelection.engine.LeaderWork;
 import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 
@@ -151,7 +152,11 @@ final class OurImplementation implements Implementation {
 		};
 	}
 
-	private static final class OurCandidate implements Candidate {
+	/**
+	 * One replica's engine on its own client and threads: a candidate in one election, whose
+	 * engine harnesses may also drive directly.
+	 */
+	static final class OurCandidate implements Candidate {
 
 		private final String identity;
 
@@ -169,10 +174,7 @@ final class OurImplementation implements Implementation {
 
 		OurCandidate(String identity, int port, ElectionSettings settings, boolean releaseOnStop,
 				Candidate.Gates gates) {
-			this.identity = identity;
-			this.releaseOnStop = releaseOnStop;
-			this.client = client(port, identity);
-			ElectionListener listener = new ElectionListener() {
+			this(identity, port, settings, releaseOnStop, new ElectionListener() {
 				@Override
 				public void granted(String election, long fencingToken, long gateOpenedAt) {
 					gates.opened(gateOpenedAt);
@@ -182,10 +184,25 @@ final class OurImplementation implements Implementation {
 				public void revoked(String election, RevocationCause cause, long gateClosedAt) {
 					gates.closed(gateClosedAt);
 				}
-			};
+			}, LeaderWork.NONE);
+		}
+
+		/**
+		 * @param work the leader work the engine drains before a release of its own accord, as
+		 * the auto-configuration's {@code LeaderCalls}
+		 */
+		OurCandidate(String identity, int port, ElectionSettings settings, boolean releaseOnStop,
+				ElectionListener listener, LeaderWork work) {
+			this.identity = identity;
+			this.releaseOnStop = releaseOnStop;
+			this.client = client(port, identity);
 			this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
 			this.engine = new ElectionEngine(identity, List.of(settings), this.stores, this.threads.runtime(),
-					List.of(listener));
+					List.of(listener), work, ElectionEngine.DEFAULT_DRAIN_TIMEOUT);
+		}
+
+		ElectionEngine engine() {
+			return this.engine;
 		}
 
 		@Override
@@ -205,11 +222,16 @@ final class OurImplementation implements Implementation {
 		}
 
 		@Override
-		public synchronized void stop() {
+		public void stop() {
+			stop(this.releaseOnStop);
+		}
+
+		/** Stops campaigning, releasing a held Lease or not, and returns once the engine has stopped. */
+		synchronized void stop(boolean release) {
 			if (this.running) {
 				this.running = false;
 				try {
-					this.engine.stop(this.releaseOnStop).get(30, TimeUnit.SECONDS);
+					this.engine.stop(release).get(30, TimeUnit.SECONDS);
 				}
 				catch (Exception ex) {
 					throw new IllegalStateException(this.identity + " did not stop", ex);

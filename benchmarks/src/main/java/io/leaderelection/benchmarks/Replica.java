@@ -35,14 +35,22 @@ final class Replica implements AutoCloseable {
 	/** A replica talking to the server through a proxy of its own, which can black-hole it. */
 	static Replica proxied(Implementation implementation, String identity, ApiServer server, NioReactor reactor,
 			String leaseName, Timings timings, boolean releaseOnStop) {
-		TcpCrusher proxy = TcpCrusherBuilder.builder()
+		TcpCrusher proxy = proxy(reactor, server);
+		GateLog gates = new GateLog();
+		return new Replica(implementation.candidate(identity, proxy.getBindAddress().getPort(), leaseName, timings,
+				releaseOnStop, gates), gates, proxy);
+	}
+
+	/**
+	 * A TCP proxy on a free loopback port to the server, open: frozen by
+	 * {@link TcpCrusher#freeze()}, its connections stay open and pass no byte until unfrozen.
+	 */
+	static TcpCrusher proxy(NioReactor reactor, ApiServer server) {
+		return TcpCrusherBuilder.builder()
 			.withReactor(reactor)
 			.withBindAddress("127.0.0.1", freePort())
 			.withConnectAddress("127.0.0.1", server.port())
 			.buildAndOpen();
-		GateLog gates = new GateLog();
-		return new Replica(implementation.candidate(identity, proxy.getBindAddress().getPort(), leaseName, timings,
-				releaseOnStop, gates), gates, proxy);
 	}
 
 	String identity() {

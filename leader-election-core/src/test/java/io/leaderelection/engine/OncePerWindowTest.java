@@ -149,6 +149,38 @@ class OncePerWindowTest {
 	}
 
 	@Test
+	void aStartStoredButNotAnsweredBeforeTheRenewDeadlineIsNeverHandedOutAndCountsAsARun() {
+		Replica a = leader("a");
+		a.connection.holdAnswers();
+		CompletableFuture<Optional<WindowedRun>> started = a.start("report");
+		this.time.runDue();
+		assertThat(this.leases.stored().windows()).as("stored by the server").containsKey("report");
+		this.time.advance(ELECTION.renewDeadline());
+		assertThat(a.engine.isLeader()).isFalse();
+		a.connection.deliverAnswers();
+		this.time.runDue();
+		assertThat(started.join()).as("not confirmed while the gate was open").isEmpty();
+		assertThat(a.engine.windows("default")).singleElement()
+			.satisfies((window) -> assertThat(window.nextStartAllowed()).isAfter(wallNow()));
+	}
+
+	@Test
+	void aStartStoredButAnsweredAfterAStepDownClosedTheGateIsNeverHandedOutAndCountsAsARun() {
+		Replica a = leader("a");
+		a.connection.holdAnswers();
+		CompletableFuture<Optional<WindowedRun>> started = a.start("report");
+		this.time.runDue();
+		assertThat(this.leases.stored().windows()).as("stored by the server").containsKey("report");
+		a.engine.stepDown("default");
+		assertThat(a.engine.isLeader()).isFalse();
+		a.connection.deliverAnswers();
+		this.time.runDue();
+		assertThat(started.join()).as("answered once the gate had closed").isEmpty();
+		assertThat(a.engine.windows("default")).singleElement()
+			.satisfies((window) -> assertThat(window.nextStartAllowed()).isAfter(wallNow()));
+	}
+
+	@Test
 	void aStartOnAFollowerIsRefusedWithoutARequest() {
 		leader("a");
 		Replica b = follower(replica("b"));
