@@ -5,16 +5,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.Predicate;
 
 /**
  * What the replicas of {@link OncePerWindow} did, on the JVM's monotonic clock, which all of them
- * share: every timer fire of their jobs and what became of it, every gate opened and closed, and
- * a timeline of it all with the harness's own actions, to read when a figure needs explaining.
+ * share: every timer fire of their jobs and what became of it, and a timeline of it with every
+ * gate opened and closed and the harness's own actions, to read when a figure needs explaining.
  */
 final class JobLog {
 
@@ -44,9 +42,6 @@ final class JobLog {
 		/** It led, but the job's window was closed. */
 		WINDOW_CLOSED,
 
-		/** It led, but the start's write was not answered within the renew deadline. */
-		UNANSWERED,
-
 		/** The replica was stopping or killed: no leader work accepted. */
 		REFUSED
 
@@ -68,25 +63,12 @@ final class JobLog {
 
 	}
 
-	/** A gate of a replica open from {@code opened} until {@code closed} ({@link Long#MAX_VALUE} while open). */
-	record Gate(String replica, long opened, long closed) {
-
-		boolean contains(long at) {
-			return at - this.opened >= 0 && this.closed - at > 0;
-		}
-
-	}
-
 	private record Event(long at, String replica, String what) {
 	}
 
 	private final long origin = System.nanoTime();
 
 	private final List<Fire> fires = new ArrayList<>();
-
-	private final List<Gate> gates = new ArrayList<>();
-
-	private final Map<String, Long> openGates = new HashMap<>();
 
 	private final List<Event> events = new ArrayList<>();
 
@@ -96,16 +78,11 @@ final class JobLog {
 				+ (fire.started() ? ", began " + seconds(fire.began()) + ", token " + fire.fencingToken() : "")));
 	}
 
-	synchronized void gateOpened(String replica, long at) {
-		this.openGates.put(replica, at);
+	void gateOpened(String replica, long at) {
 		event(at, replica, "gate opened");
 	}
 
-	synchronized void gateClosed(String replica, long at, String cause) {
-		Long opened = this.openGates.remove(replica);
-		if (opened != null) {
-			this.gates.add(new Gate(replica, opened, at));
-		}
+	void gateClosed(String replica, long at, String cause) {
 		event(at, replica, "gate closed (" + cause + ")");
 	}
 
@@ -126,38 +103,9 @@ final class JobLog {
 		return fires(job).stream().filter(Fire::started).toList();
 	}
 
-	/** Every gate, those still open as open until now. */
-	synchronized List<Gate> gates() {
-		List<Gate> all = new ArrayList<>(this.gates);
-		this.openGates.forEach((replica, opened) -> all.add(new Gate(replica, opened, Long.MAX_VALUE)));
-		all.sort(Comparator.comparingLong(Gate::opened));
-		return all;
-	}
-
-	/** The gate of the replica open at the given moment, {@code null} when none was. */
-	Gate gateAt(String replica, long at) {
-		return gates().stream()
-			.filter((gate) -> gate.replica().equals(replica) && gate.contains(at))
-			.findFirst()
-			.orElse(null);
-	}
-
-	/** The gate that opened first after the given moment on a replica other than the given one. */
-	Gate firstGateAfter(long at, String besides) {
-		return gates().stream()
-			.filter((gate) -> gate.opened() - at > 0 && !gate.replica().equals(besides))
-			.findFirst()
-			.orElse(null);
-	}
-
 	/** Seconds since the log began, to the microsecond. */
 	String seconds(long nanos) {
 		return String.format(Locale.ROOT, "%.6f s", (nanos - this.origin) / 1e9);
-	}
-
-	/** The timeline from one moment to another, a line per event. */
-	List<String> timeline(long from, long to) {
-		return lines((event) -> event.at() - from >= 0 && to - event.at() >= 0);
 	}
 
 	/** Writes the whole timeline to the file. */

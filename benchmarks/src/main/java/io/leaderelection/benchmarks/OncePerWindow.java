@@ -66,16 +66,12 @@ public final class OncePerWindow {
 
 	enum Handover {
 
-		STEP_DOWN("step-down", true), ROLLING_RESTART("rolling restart", true), KILL("kill", false),
-		CUT("cut", false);
+		STEP_DOWN("step-down"), ROLLING_RESTART("rolling restart"), KILL("kill"), CUT("cut");
 
 		final String label;
 
-		final boolean graceful;
-
-		Handover(String label, boolean graceful) {
+		Handover(String label) {
 			this.label = label;
-			this.graceful = graceful;
 		}
 
 	}
