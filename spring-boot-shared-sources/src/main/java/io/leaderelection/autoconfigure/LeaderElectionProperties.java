@@ -441,22 +441,22 @@ public class LeaderElectionProperties {
 	public static class Routing {
 
 		/**
-		 * Name of a Service without selector, in the Leases' namespace, whose EndpointSlice (of the same name) names only the election's leader. Not inherited by named elections.
+		 * Name of a Service without selector, in the Leases' namespace, whose EndpointSlice (of the same name) names only the election's leader. Defaults to none, no EndpointSlice; a named election's is never inherited.
 		 */
 		private String service;
 
 		/**
-		 * This replica's IPv4 or IPv6 address in the EndpointSlice. Defaults to $POD_IP, set from the downward API (status.podIP).
+		 * This replica's IPv4 or IPv6 address in the EndpointSlice. Defaults to leader.election.routing.address for a named election, else $POD_IP, set from the downward API (status.podIP).
 		 */
 		private String address;
 
 		/**
-		 * Ports of this replica in the EndpointSlice, by name: each port of the Service is routed to the port of its own name. Defaults to the web server's port, named 'http'.
+		 * Ports of this replica in the EndpointSlice, by name: each port of the Service reaches the port of its own name. Defaults to leader.election.routing.ports for a named election, else the web server's port, named 'http'.
 		 */
 		private Map<String, String> ports = new LinkedHashMap<>();
 
 		/**
-		 * Whether to label this replica's Pod leaderelection.io/<election>: leader or follower. Defaults to true for an election with a Service, false otherwise; needs 'patch' on 'pods'.
+		 * Whether to label this replica's Pod leaderelection.io/<election>: leader or follower; needs 'patch' on 'pods'. Defaults to leader.election.routing.pod-label for a named election, else true for an election with a Service and false otherwise.
 		 */
 		private Boolean podLabel;
 
