@@ -19,14 +19,14 @@ import org.springframework.web.client.RestClient;
  * Spring WebFlux (on Tomcat too: the test class path has no Reactor Netty), with its own identity
  * and fabric8 client, and the controllers it is given.
  */
-final class WebStackReplica implements AutoCloseable {
+public final class WebStackReplica implements AutoCloseable {
 
 	/**
 	 * Test timings: lease 10s, renew deadline 8s, retry 500ms. Handovers here are step-downs, which
 	 * take a retry period at most; a long renew deadline keeps a leader on a busy machine (two
 	 * web servers per test) from losing its gate between two requests.
 	 */
-	static final Map<String, Object> TIMINGS = Map.of("leader.election.lease-duration", "10s",
+	public static final Map<String, Object> TIMINGS = Map.of("leader.election.lease-duration", "10s",
 			"leader.election.renew-deadline", "8s", "leader.election.retry-period", "500ms");
 
 	private final ConfigurableApplicationContext context;
@@ -43,7 +43,7 @@ final class WebStackReplica implements AutoCloseable {
 		this.baseUrl = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
 	}
 
-	static WebStackReplica start(WebApplicationType stack, String identity, KubernetesClient client,
+	public static WebStackReplica start(WebApplicationType stack, String identity, KubernetesClient client,
 			Map<String, Object> properties, Class<?>... components) {
 		Map<String, Object> all = new LinkedHashMap<>();
 		all.put("server.port", "0");
@@ -61,20 +61,20 @@ final class WebStackReplica implements AutoCloseable {
 		return new WebStackReplica(context, client);
 	}
 
-	LeaderElector elector() {
+	public LeaderElector elector() {
 		return this.context.getBean(LeaderElector.class);
 	}
 
-	<T> T bean(Class<T> type) {
+	public <T> T bean(Class<T> type) {
 		return this.context.getBean(type);
 	}
 
-	int port() {
+	public int port() {
 		return Integer.parseInt(this.context.getEnvironment().getProperty("local.server.port"));
 	}
 
 	/** The answer whatever its status. */
-	ResponseEntity<String> get(String path) {
+	public ResponseEntity<String> get(String path) {
 		return this.http.get()
 			.uri(this.baseUrl + path)
 			.retrieve()
