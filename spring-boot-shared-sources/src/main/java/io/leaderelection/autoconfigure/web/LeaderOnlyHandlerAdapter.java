@@ -23,9 +23,9 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * Spring WebFlux: handles the requests to {@code @LeaderOnly} handler methods ahead of the
  * {@link RequestMappingHandlerAdapter} it hands them to once admitted. Off the leader it answers
- * 503 with {@code Retry-After} and the handler never runs; on the leader the request runs as a
- * leader-only call, ended by {@link LeaderOnlyWebFilter} when the exchange completes, and its
- * answer names the holder and the fencing token. A handler call that found the gate closed after
+ * 503 with {@code Retry-After} and the handler never runs; on the leader its answer names the
+ * holder and the fencing token, and a handler returning a publisher runs as leader work until the
+ * exchange completes, when {@link LeaderOnlyWebFilter} ends it. A handler call that found the gate closed after
  * all (it closed in between), or, keyed by a shard, that shard led elsewhere, is answered the same
  * 503, after the application's own exception handlers had their turn.
  * <p>
@@ -51,7 +51,7 @@ class LeaderOnlyHandlerAdapter implements HandlerAdapter, DispatchExceptionHandl
 	@Override
 	public Mono<HandlerResult> handle(ServerWebExchange exchange, Object handler) {
 		LeaderOnly leaderOnly = this.requests.leaderOnly(handler);
-		Admission admission = this.requests.admit(leaderOnly,
+		Admission admission = this.requests.admit(handler, leaderOnly,
 				exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath());
 		if (admission.refusal() != null) {
 			return refuse(exchange, admission.refusal());

@@ -18,15 +18,15 @@ import org.springframework.web.servlet.ModelAndView;
 
 /**
  * Spring MVC: refuses a request to a {@code @LeaderOnly} handler off the leader (503,
- * {@code Retry-After}) before the handler runs, and on the leader runs it as a leader-only call
- * until the request completes, its answer naming the holder and the fencing token. As an
- * exception resolver, ordered after the application's own, it answers the same 503 when the
- * handler's call found the gate closed after all (it closed in between) or, keyed by a shard,
- * found that shard led elsewhere; it comes after the application's own exception handlers.
+ * {@code Retry-After}) before the handler runs; on the leader its answer names the holder and the
+ * fencing token, and a handler whose work goes on after it returned (a publisher, an asynchronous
+ * result) runs as leader work until the request completes. As an exception resolver, after the
+ * application's own exception handlers, it answers the same 503 when the handler's call found the
+ * gate closed after all (it closed in between) or, keyed by a shard, that shard led elsewhere.
  */
 class LeaderOnlyHandlerInterceptor implements AsyncHandlerInterceptor, HandlerExceptionResolver {
 
-	/** The request attribute holding the call an admitted request runs as. */
+	/** The request attribute holding the call an admitted request runs as, when the web layer registered one. */
 	private static final String CALL = LeaderOnlyHandlerInterceptor.class.getName() + ".call";
 
 	/** Set once the handler returned with the request going on asynchronously. */
@@ -41,15 +41,16 @@ class LeaderOnlyHandlerInterceptor implements AsyncHandlerInterceptor, HandlerEx
 	@Override
 	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
 			throws IOException {
-		if (request.getDispatcherType() == DispatcherType.ASYNC && request.getAttribute(CALL) != null) {
-			// the dispatch that writes an admitted request's asynchronous result
+		if (request.getDispatcherType() == DispatcherType.ASYNC) {
+			// the dispatch that writes the asynchronous result of a request admitted before
 			return true;
 		}
 		LeaderOnly leaderOnly = this.requests.leaderOnly(handler);
 		if (leaderOnly == null) {
 			return true;
 		}
-		Admission admission = this.requests.admit(leaderOnly, request.getMethod() + " " + request.getRequestURI());
+		Admission admission = this.requests.admit(handler, leaderOnly,
+				request.getMethod() + " " + request.getRequestURI());
 		if (admission.refusal() != null) {
 			refuse(response, admission.refusal());
 			return false;

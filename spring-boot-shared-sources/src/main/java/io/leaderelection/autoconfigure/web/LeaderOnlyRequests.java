@@ -1,8 +1,12 @@
 package io.leaderelection.autoconfigure.web;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
@@ -14,13 +18,15 @@ import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyRegistry;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderCalls;
 
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.method.HandlerMethod;
 
 /**
  * What the web layer decides for a request to a handler that is {@code @LeaderOnly} (on its
- * method or class), in either web stack: on a replica whose gate is open, the request runs as a
- * leader-only call (a release of our own accord waits for it) and its answer names the holder and
- * the fencing token; anywhere else it is refused, 503 with {@code Retry-After}, and never runs.
+ * method or class), in either web stack: on a replica whose gate is open, the request runs as
+ * leader work (a release of our own accord waits for it) and its answer names the holder and the
+ * fencing token; anywhere else it is refused, 503 with {@code Retry-After}, and never runs.
  * A route to the leader is updated with a delay (kube-proxy, load balancers), so a request can
  * still reach a replica that stopped leading: this is where it is turned away.
  */
@@ -40,6 +46,16 @@ final class LeaderOnlyRequests {
 	private final LeaderElector elector;
 
 	private final LeaderOnlyRegistry registry;
+
+	/** The return types of Spring MVC's asynchronous request processing, by name: MVC may be absent. */
+	private static final List<String> ASYNC_RESULTS = List.of("java.util.concurrent.Callable",
+			"org.springframework.web.context.request.async.DeferredResult",
+			"org.springframework.web.context.request.async.WebAsyncTask",
+			"org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter",
+			"org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody");
+
+	/** Whether each handler method's work goes on after it returned. */
+	private final Map<Method, Boolean> outliving = new ConcurrentHashMap<>();
 
 	/** Retry-After, in seconds, by election: its retry period, rounded up. */
 	private final Map<String, Long> retryAfter = new LinkedHashMap<>();
@@ -62,26 +78,34 @@ final class LeaderOnlyRequests {
 	}
 
 	/**
-	 * Admits a request to a handler gated by the annotation, unless it is keyed by a shard (the key
-	 * is an argument, known only when the handler is called, where the call refuses itself): it is
-	 * registered as a leader-only call before the gate is read, so that once the gate closes, a
-	 * release waits for every request that found it open.
+	 * Admits a request to the handler, gated by the annotation, unless it is keyed by a shard (the
+	 * key is an argument, known only when the handler is called, where the call refuses itself).
+	 * <p>
+	 * The handler's own {@code @LeaderOnly} call registers, reads the gate again (refusing itself if
+	 * it closed meanwhile) and is waited for by a release; but that call ends when the handler
+	 * returns, or its {@code CompletionStage} completes. A handler whose work goes on after it
+	 * returned, as a publisher or an asynchronous result of Spring MVC, is therefore registered
+	 * here, for the whole request, before the gate is read: a release waits for every such request
+	 * that found the gate open.
 	 * @param what the request, for the log of a drain that waits for it
-	 * @return the admission, whose call the caller ends; or a refusal
+	 * @return the admission, whose call, if any, the caller ends with the request; or a refusal
 	 */
-	Admission admit(LeaderOnly leaderOnly, Object what) {
+	Admission admit(Object handler, LeaderOnly leaderOnly, Object what) {
 		if (!leaderOnly.key().isEmpty()) {
 			return new Admission(null, Map.of(), null);
 		}
 		String election = leaderOnly.value();
-		LeaderCalls.Call call = this.registry.enter(election, false, what);
-		if (call == null) {
+		boolean register = outlivesItsCall((HandlerMethod) handler);
+		LeaderCalls.Call call = register ? this.registry.enter(election, false, what) : null;
+		if (register && call == null) {
 			return new Admission(null, Map.of(),
 					refusal(NotLeaderException.shuttingDown(election, this.elector.status(election).holderIdentity())));
 		}
 		LeaderStatus status = this.elector.status(election);
 		if (!status.leader()) {
-			call.exit();
+			if (call != null) {
+				call.exit();
+			}
 			return new Admission(null, Map.of(), refusal(new NotLeaderException(election, status.holderIdentity())));
 		}
 		Map<String, String> headers = new LinkedHashMap<>();
@@ -90,6 +114,31 @@ final class LeaderOnlyRequests {
 		}
 		headers.put(FENCING_TOKEN_HEADER, String.valueOf(status.fencingToken()));
 		return new Admission(call, headers, null);
+	}
+
+	/**
+	 * Whether the handler's work goes on after it returned: it returns a publisher (or another
+	 * reactive type but a {@code CompletionStage}, which its call follows) or an asynchronous
+	 * result of Spring MVC.
+	 */
+	private boolean outlivesItsCall(HandlerMethod handler) {
+		return this.outliving.computeIfAbsent(handler.getMethod(), (method) -> {
+			Class<?> type = method.getReturnType();
+			if (CompletionStage.class.isAssignableFrom(type)) {
+				return false;
+			}
+			return ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null
+					|| ASYNC_RESULTS.stream().anyMatch((name) -> isAssignable(name, type));
+		});
+	}
+
+	private static boolean isAssignable(String className, Class<?> type) {
+		try {
+			return ClassUtils.forName(className, type.getClassLoader()).isAssignableFrom(type);
+		}
+		catch (ClassNotFoundException | LinkageError ex) {
+			return false;
+		}
 	}
 
 	/** The answer to a request refused because this replica does not lead. */
