@@ -83,6 +83,17 @@ public interface LeaderElector {
 	Map<String, LeaderStatus> statuses();
 
 	/**
+	 * The jobs of the given election that run at most once per window (ShedLock locks,
+	 * {@code @LeaderOnly(atMostEvery)} methods), as this instance sees them; for a sharded
+	 * election, those of every shard. None by default.
+	 * @throws UnknownElectionException if no election of that name is configured
+	 */
+	default List<WindowStatus> windows(String election) {
+		status(election);
+		return List.of();
+	}
+
+	/**
 	 * Gives up the election if this instance leads it, so that another replica takes over: the
 	 * gate closes at once, gated lifecycle beans stop, and once the {@code @LeaderOnly} calls under
 	 * way have ended the Lease is released; this instance then stays out of the election for one

@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The key-to-shard function is a contract other languages compute: its values are pinned here,
- * as computed by an independent implementation of the README's description, and changing the
- * shard count moves only the keys that land on the new shard.
+ * as computed by an independent implementation of the description in docs/shards.md, and
+ * changing the shard count moves only the keys that land on the new shard.
  */
 class ShardTest {
 

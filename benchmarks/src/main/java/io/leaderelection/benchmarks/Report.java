@@ -317,9 +317,9 @@ final class Report {
 			.append("named `leader-election*`; fabric8's are its client executor's and its shared scheduler's ")
 			.append("(the threads its loop runs on). JVM threads include the HTTP client's and the JVM's own. ")
 			.append("Heap: used after a full GC at the end of the window. CPU: the process's CPU time per second.")
-			.append(" Time until all led: from the start, with no Lease in existence; this project's first leader ")
-			.append("of a Lease it finds missing waits one lease duration, so that a leader cut off from a Lease ")
-			.append("deleted under it has closed its gate.\n\n");
+			.append(" Time until all led: from the start, with no Lease in existence; this project creates a Lease ")
+			.append("it finds missing without holder and claims it once unchanged for a lease duration, so that a ")
+			.append("leader cut off from a Lease deleted under it has closed its gate.\n\n");
 		header(out, "elections: measure");
 		for (int elections : this.settings.scale()) {
 			scaleRow(out, elections, "elector threads", (result) -> result.electorThreads(), (value) -> String.valueOf(Math.round(value)));

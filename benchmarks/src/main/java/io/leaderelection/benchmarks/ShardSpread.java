@@ -1087,8 +1087,8 @@ public final class ShardSpread {
 				shard to whoever claims it first. All replicas in the harness's JVM; every trial and mode in a \
 				namespace of its own, so every trial starts with no Lease.
 				- Start: the replicas are started one after the other in a loop (a few ms), timed from the first \
-				start; a missing Lease is created only once it has been seen missing for a lease duration, so no \
-				shard can be led before one lease duration. Join: one more replica is started, timed from its start. \
+				start; a missing Lease is created without holder and claimed only once unchanged for a lease \
+				duration, so no shard can be led before one lease duration. Join: one more replica is started, timed from its start. \
 				Kill: the first replica's fabric8 client is closed (nothing more reaches the server: no release, \
 				no member record marked as left), then `engine.stop(false)` and its threads closed; timed from \
 				the client's close. The spread counts the live replicas only.

@@ -37,6 +37,9 @@ final class Claims {
 	/** The claim on its way; read lock-free by the balancer. */
 	private volatile Claim onItsWay;
 
+	/** How many claims in a row were read back too late to lead on, and made again. */
+	private int tooLateInARow;
+
 	Claims(Election loop, ElectionMode mode, LeaseStore store, ElectionSettings settings, String identity) {
 		this.loop = loop;
 		this.mode = mode;
@@ -79,9 +82,10 @@ final class Claims {
 		long sentAt = this.loop.now();
 		Instant wallNow = this.loop.wallNow();
 		int duration = this.mode.claimedLeaseDurationSeconds();
-		LeaseRecord claimed = (seen != null) ? seen.rewrite(this.identity, duration, wallNow, wallNow, transitions)
-				: LeaseRecord.of(this.identity, duration, wallNow, wallNow, transitions);
-		OwnWrites.Sent write = this.loop.ownWrites.sent(claimed, sentAt, true);
+		LeaseRecord claimed = ((seen != null) ? seen.rewrite(this.identity, duration, wallNow, wallNow, transitions)
+				: LeaseRecord.of(this.identity, duration, wallNow, wallNow, transitions))
+			.withWindows(this.loop.leadership.windows.toWrite(sentAt));
+		OwnWrites.Sent write = this.loop.ownWrites.sent(claimed, sentAt);
 		long timeout = timeout();
 		Supplier<CompletableFuture<LeaseRecord>> request = (seen != null)
 				? () -> this.store.update(claimed, Duration.ofNanos(timeout))
@@ -144,9 +148,17 @@ final class Claims {
 	}
 
 	/**
+	 * Leads on a version of ours that a claim stored, from when the claim was sent: the claim's
+	 * answer was lost, or came too late.
+	 */
+	void leadOn(LeaseRecord claimed, long sentAtNanos) {
+		grant(this.loop.leadership.begin(claimed, sentAtNanos));
+	}
+
+	/**
 	 * Opens the gate of a term won; the leader's next step follows a renew period after its
 	 * acquiring write was sent. A write that took longer than the renew deadline would leave the
-	 * gate closed already: the Lease is ours then, so the next attempt claims it again at once.
+	 * gate closed already: the Lease is ours then, and the next attempt reads it and decides.
 	 */
 	void grant(Term won) {
 		long now = this.loop.now();
@@ -154,9 +166,28 @@ final class Claims {
 			this.loop.scheduleAttempt(0);
 			return;
 		}
+		this.tooLateInARow = 0;
 		this.loop.leadership.grant(won, now);
 		this.loop.granted(won);
 		this.loop.scheduleAttempt(won.lastRenewStartNanos() + this.renewPeriodNanos - now);
+	}
+
+	/**
+	 * A version of ours, stored by a claim whose term's gate had closed already when it was read
+	 * back (the claim's answer was lost, or came too late), is claimed again.
+	 */
+	void tooLate() {
+		this.tooLateInARow++;
+	}
+
+	/**
+	 * Whether a claim made again because the one before was read back too late was itself read
+	 * back too late: a link slower than the renew deadline, whose claims, made again and again,
+	 * would keep the Lease changing so that no follower ever sees it expire. Its version then
+	 * waits to expire like anybody's.
+	 */
+	boolean claimedAgainTooLate() {
+		return this.tooLateInARow > 0;
 	}
 
 	/** A claim on its way, and what to do with it if it succeeds after a stop or a step-down. */

@@ -123,19 +123,11 @@ final class Election {
 	/**
 	 * Who holds the Lease at the given moment as this replica sees it, for balancing: this
 	 * replica while it holds a term (also one being finished) or has a claim on its way; else the
-	 * holder last seen, unless the Lease was released, is missing, or has gone unchanged for its
-	 * lease duration. Reads lock-free.
+	 * live holder last seen. Reads lock-free.
 	 */
 	String holderAt(long now) {
-		if (this.leadership.term() != null || this.claims.onItsWay()) {
-			return this.identity;
-		}
-		LeaseRecord seen = this.observation.lastSeen();
-		long observedAt = this.observation.observedAtNanos();
-		if (seen == null || !seen.hasHolder() || seen.looksReleased() || this.observation.expired(seen, observedAt, now)) {
-			return null;
-		}
-		return seen.holderIdentity();
+		return (this.leadership.term() != null || this.claims.onItsWay()) ? this.identity
+				: this.observation.liveHolderAt(now);
 	}
 
 	/** The gate: a term held and open, its last successful write sent less than a renew deadline ago. */
@@ -556,6 +548,10 @@ final class Election {
 		if (this.observation.observe(record, at)) {
 			this.oneWriter.notice(record, this.ownWrites);
 			this.leadership.noticeTakeover(record, this.identity);
+			if (this.leadership.term() == null) {
+				// counted from when the version was first seen, however often it is read again
+				this.leadership.windows.observed(record.windows(), this.observation.observedAtNanos());
+			}
 		}
 	}
 

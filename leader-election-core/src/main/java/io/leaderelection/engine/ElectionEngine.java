@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -21,6 +22,7 @@ import io.leaderelection.LeaderStatus;
 import io.leaderelection.Shard;
 import io.leaderelection.StepDown;
 import io.leaderelection.UnknownElectionException;
+import io.leaderelection.WindowStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -259,6 +261,36 @@ public final class ElectionEngine implements LeaderElector {
 		Map<String, LeaderStatus> statuses = new LinkedHashMap<>();
 		this.elections.forEach((name, election) -> statuses.put(name, election.status()));
 		return statuses;
+	}
+
+	/**
+	 * Starts a run of a job that runs at most once per window across the replicas, on the leader
+	 * of the election (for a sharded election, of the shard the key belongs to): unless the job's
+	 * last run started less than {@code atLeast} ago, or may still be running (it started less
+	 * than {@code atMost} ago and has not ended), the start is written into the Lease under the
+	 * current term, by a write at the version the term holds, which a deposed leader's fails. The
+	 * run is handed out once that write succeeded with the gate still open; a start written but
+	 * not handed out (the gate closed meanwhile, or the process died) counts as a run. Whoever
+	 * runs the job registers it as leader work until {@link WindowedRun#end()}, so that no release
+	 * comes before; a renewed Lease is needed, so an election running for life hands out none.
+	 * @param key for a sharded election, the key whose shard's leader runs the job; ignored otherwise
+	 * @return completes with the run, or with empty when this instance does not lead, or the
+	 * job's window is closed
+	 * @throws UnknownElectionException if no election of that name is configured
+	 */
+	public CompletableFuture<Optional<WindowedRun>> startInWindow(String election, String key, String job,
+			Duration atLeast, Duration atMost) {
+		Election shard = shardOfKey(election, key);
+		return ((shard != null) ? shard : election(election)).leadership.windows.startInWindow(job, atLeast, atMost);
+	}
+
+	@Override
+	public List<WindowStatus> windows(String election) {
+		List<Election> sharded = this.shards.get(election);
+		List<Election> elections = (sharded != null) ? sharded : List.of(election(election));
+		List<WindowStatus> windows = new ArrayList<>();
+		elections.forEach((each) -> windows.addAll(each.leadership.windows.statuses()));
+		return windows;
 	}
 
 	@Override

@@ -54,6 +54,15 @@ interface ElectionMode {
 	/** Whether a leader keeps the watch it had as a follower. */
 	boolean watchesWhileLeading();
 
+	/** Whether the leader may record once-per-window runs, each with a write of its term. */
+	default boolean writesWindows() {
+		return false;
+	}
+
+	/** A once-per-window run or extension waits to be stored: write the Lease soon, under the term. */
+	default void writeSoon() {
+	}
+
 	/** The lease duration a claim writes. */
 	int claimedLeaseDurationSeconds();
 

@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The term held and how it ends: the gate and its deadline, the fencing token, the leader work
- * started on a grant and drained before a release of our own accord, the release, and staying
- * out of the election after giving a term up.
+ * started on a grant and drained before a release of our own accord, the release, staying out
+ * of the election after giving a term up, and the once-per-window runs started under the term.
  * <p>
  * A term ends in one order: gate closed, gated work told, then the listeners. Of our own accord
  * (a step-down, a shutdown, a preferred holder), the Lease is then renewed while the calls under
@@ -68,6 +68,9 @@ final class Leadership {
 	/** The leaseTransitions of the term given up: a higher count, not ours, means another took over. */
 	private int stayOutTransitions;
 
+	/** The once-per-window jobs, as observed while following and as written while leading. */
+	final Windows windows;
+
 	Leadership(Election loop, ElectionMode mode, LeaseStore store, LeaderWork work, Executor workLane,
 			ElectionListener listener, Executor listenerLane, Duration drainTimeout) {
 		this.loop = loop;
@@ -80,6 +83,7 @@ final class Leadership {
 		this.workLane = workLane;
 		this.listener = listener;
 		this.listenerLane = listenerLane;
+		this.windows = new Windows(loop, this, mode);
 	}
 
 	/** The term held, also one being finished; {@code null} when none. Lock-free. */
@@ -145,6 +149,7 @@ final class Leadership {
 	/** No term is held any more: renewals stop, and, once stopped, every watch. */
 	void drop() {
 		this.term = null;
+		this.windows.termEnded();
 		this.loop.termDropped();
 	}
 
@@ -293,7 +298,8 @@ final class Leadership {
 		}
 		LeaseRecord seen = this.loop.observation.lastSeen();
 		Instant wallNow = this.loop.wallNow();
-		LeaseRecord released = seen.rewrite("", 1, wallNow, wallNow, seen.leaseTransitions());
+		LeaseRecord released = seen.rewrite("", 1, wallNow, wallNow, seen.leaseTransitions())
+			.withWindows(this.windows.toWrite(this.loop.now()));
 		steps.call("update", () -> this.store.update(released, Duration.ofNanos(remaining)), remaining, Steps.ALWAYS,
 				(stored, failure) -> {
 					if (failure == null) {

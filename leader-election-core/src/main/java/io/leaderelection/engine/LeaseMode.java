@@ -1,6 +1,7 @@
 package io.leaderelection.engine;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.StepDown;
@@ -52,6 +53,9 @@ final class LeaseMode implements ElectionMode {
 	/** Whether what the guard guards is being claimed, before the Lease. */
 	private boolean claimingGuarded;
 
+	/** Whether a renewal, or the read after a renewal's conflict, is on its way. */
+	private boolean renewing;
+
 	LeaseMode(Election loop, ElectionSettings settings, String identity, LeaseStore store, ClaimGuard guard) {
 		this.loop = loop;
 		this.settings = settings;
@@ -102,16 +106,20 @@ final class LeaseMode implements ElectionMode {
 		}
 		OwnWrites ownWrites = this.loop.ownWrites;
 		if (this.loop.oneWriter.conflict() == null) {
-			OwnWrites.Sent lostClaim = ownWrites.claimSince(seen, now - this.renewDeadlineNanos);
-			if (lostClaim != null) {
+			OwnWrites.Sent own = ownWrites.sinceLastTerm(seen);
+			if (own != null && now - (own.sentAtNanos() + this.renewDeadlineNanos) < 0) {
 				// A claim of ours whose answer was lost, read back: it is stored, so its term runs
 				// from when it was sent, as if it had been answered, and nothing is written again.
 				ownWrites.answered(seen);
 				this.loop.succeeded();
-				this.loop.claims.grant(leadership.begin(seen, lostClaim.sentAtNanos()));
+				this.loop.claims.leadOn(seen, own.sentAtNanos());
 				return;
 			}
-			if (ownWrites.claimableAtOnce(seen)) {
+			if (own != null && !this.loop.claims.claimedAgainTooLate()) {
+				// read back too late to lead on: claimed again at once, the first time
+				ownWrites.answered(seen);
+				this.loop.succeeded();
+				this.loop.claims.tooLate();
 				claim(seen, seen.transitions() + 1);
 				return;
 			}
@@ -147,7 +155,8 @@ final class LeaseMode implements ElectionMode {
 		Observation observation = this.loop.observation;
 		long seconds = (observation.missingHoldersLeaseDurationNanos() + 999_999_999) / 1_000_000_000;
 		LeaseRecord free = LeaseRecord.of(null, (int) Math.min(Integer.MAX_VALUE - 1, seconds), null, null,
-				Math.max(0, observation.highestTransitionsSeen()));
+				Math.max(0, observation.highestTransitionsSeen()))
+			.withWindows(this.loop.leadership.windows.toWrite(this.loop.now()));
 		long timeout = this.renewDeadlineNanos;
 		this.loop.steps.lookOnItsWay();
 		this.loop.steps.call("create", () -> this.store.create(free, Duration.ofNanos(timeout)), timeout,
@@ -262,21 +271,44 @@ final class LeaseMode implements ElectionMode {
 		return false;
 	}
 
+	@Override
+	public boolean writesWindows() {
+		return true;
+	}
+
+	/** At once, unless a renewal is on its way: its answer renews again at once. */
+	@Override
+	public void writeSoon() {
+		if (!this.renewing) {
+			this.loop.scheduleAttempt(0);
+		}
+	}
+
+	/**
+	 * Renews the Lease: a write at the version held, carrying the once-per-window jobs, the runs
+	 * started since the last write among them.
+	 */
 	private void renew(long sentAt, long sequence, boolean afterConflict) {
 		long timeout = leaderAttemptTimeout(sentAt);
 		if (timeout <= 0) {
 			return;
 		}
+		Windows windows = this.loop.leadership.windows;
 		LeaseRecord seen = this.loop.observation.lastSeen();
-		LeaseRecord renewal = seen.rewrite(this.identity, this.settings.leaseDurationSeconds(), seen.acquireTime(),
-				this.loop.wallNow(), seen.leaseTransitions());
-		OwnWrites.Sent write = this.loop.ownWrites.sent(renewal, sentAt, false);
+		LeaseRecord renewal = seen
+			.rewrite(this.identity, this.settings.leaseDurationSeconds(), seen.acquireTime(), this.loop.wallNow(),
+					seen.leaseTransitions())
+			.withWindows(windows.toWrite(sentAt));
+		List<Windows.Pending> carried = windows.sending();
+		OwnWrites.Sent write = this.loop.ownWrites.sent(renewal, sentAt);
+		this.renewing = true;
 		this.loop.steps.call("update", () -> this.store.update(renewal, Duration.ofNanos(timeout)), timeout, sequence,
-				(stored, failure) -> renewed(write, sentAt, sequence, afterConflict, stored, failure));
+				(stored, failure) -> renewed(write, carried, sentAt, sequence, afterConflict, stored, failure));
 	}
 
-	private void renewed(OwnWrites.Sent write, long sentAt, long sequence, boolean afterConflict, LeaseRecord stored,
-			Throwable failure) {
+	private void renewed(OwnWrites.Sent write, List<Windows.Pending> carried, long sentAt, long sequence,
+			boolean afterConflict, LeaseRecord stored, Throwable failure) {
+		this.renewing = false;
 		Leadership leadership = this.loop.leadership;
 		leadership.renewalEnded(failure == null, this.loop.now() - sentAt);
 		this.loop.ownWrites.refusedIf(write, failure);
@@ -285,7 +317,10 @@ final class LeaseMode implements ElectionMode {
 			this.loop.ownWrites.answered(stored);
 			this.loop.observe(stored, sentAt);
 			leadership.renewedAt(sentAt);
-			this.loop.scheduleAttempt(sentAt + this.renewPeriodNanos - this.loop.now());
+			long now = this.loop.now();
+			leadership.windows.stored(carried, leadership.isLeader(now));
+			// what started while this one was on its way is written at once
+			this.loop.scheduleAttempt(leadership.windows.unrecorded() ? 0 : sentAt + this.renewPeriodNanos - now);
 			Term held = leadership.term();
 			if (held.gateOpen() && !this.guard.held()) {
 				this.loop.lose(RevocationCause.MIGRATION_KEY_LOST, this.loop.followerDelay());
@@ -318,7 +353,9 @@ final class LeaseMode implements ElectionMode {
 		if (timeout <= 0) {
 			return;
 		}
+		this.renewing = true;
 		this.loop.steps.call("get", () -> this.store.get(Duration.ofNanos(timeout)), timeout, sequence, (stored, failure) -> {
+			this.renewing = false;
 			long now = this.loop.now();
 			if (failure != null) {
 				this.loop.failed(failure);
@@ -428,9 +465,9 @@ final class LeaseMode implements ElectionMode {
 	}
 
 	/**
-	 * Until the gate would have closed: a release is a write at the version held, so that a
-	 * successor's write makes it fail, but one sent after that moment would be sent by a
-	 * replica that no longer knows it holds the Lease.
+	 * Until the gate would have closed: a release is a write at the version held, which a
+	 * successor's claim would have changed, but one sent after that moment would come from a
+	 * replica that may have been replaced.
 	 */
 	@Override
 	public long releaseTimeLeft(long now) {

@@ -2,6 +2,7 @@ package io.leaderelection.engine;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -21,10 +22,15 @@ import java.util.regex.Pattern;
  * @param resourceVersion metadata.resourceVersion; {@code null} for a record not yet stored
  * @param stored the store's copy of this version (for the Kubernetes store, the whole Lease),
  * {@code null} for a record not read from a store
+ * @param windows the once-per-window jobs the version records, by name (for the Kubernetes store,
+ * the annotation {@value #WINDOWS_ANNOTATION}); empty when none
  */
 public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, Instant acquireTime,
 		Instant renewTime, Integer leaseTransitions, String preferredHolder, String uid, String resourceVersion,
-		Object stored) {
+		Object stored, Map<String, WindowRecord> windows) {
+
+	/** The annotation a Kubernetes Lease records its once-per-window jobs in, as JSON. */
+	public static final String WINDOWS_ANNOTATION = "leaderelection.io/windows";
 
 	/** Kubernetes 1.35 (KEP-5504) made resourceVersions decimal integers; etcd always issued them. */
 	private static final Pattern INTEGER = Pattern.compile("[0-9]{1,18}");
@@ -34,6 +40,17 @@ public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, I
 	 * elector that expires Leases, this library's lease mode or client-go, ever sees one expire.
 	 */
 	public static final int FOR_LIFE_LEASE_DURATION_SECONDS = Integer.MAX_VALUE;
+
+	public LeaseRecord {
+		windows = (windows != null) ? Map.copyOf(windows) : Map.of();
+	}
+
+	/** A version without once-per-window jobs. */
+	public LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, Instant acquireTime, Instant renewTime,
+			Integer leaseTransitions, String preferredHolder, String uid, String resourceVersion, Object stored) {
+		this(holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions, preferredHolder, uid,
+				resourceVersion, stored, Map.of());
+	}
 
 	/** A record with the election fields only, as a candidate writes it to create a Lease. */
 	public static LeaseRecord of(String holderIdentity, Integer leaseDurationSeconds, Instant acquireTime,
@@ -49,7 +66,13 @@ public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, I
 	public LeaseRecord rewrite(String holderIdentity, Integer leaseDurationSeconds, Instant acquireTime,
 			Instant renewTime, Integer leaseTransitions) {
 		return new LeaseRecord(holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions,
-				this.preferredHolder, this.uid, this.resourceVersion, this.stored);
+				this.preferredHolder, this.uid, this.resourceVersion, this.stored, this.windows);
+	}
+
+	/** The same write, recording the given once-per-window jobs instead. */
+	public LeaseRecord withWindows(Map<String, WindowRecord> windows) {
+		return new LeaseRecord(this.holderIdentity, this.leaseDurationSeconds, this.acquireTime, this.renewTime,
+				this.leaseTransitions, this.preferredHolder, this.uid, this.resourceVersion, this.stored, windows);
 	}
 
 	/** Whether some candidate holds the Lease. */
@@ -139,7 +162,8 @@ public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, I
 		return "LeaseRecord[holderIdentity=" + this.holderIdentity + ", leaseDurationSeconds="
 				+ this.leaseDurationSeconds + ", acquireTime=" + this.acquireTime + ", renewTime=" + this.renewTime
 				+ ", leaseTransitions=" + this.leaseTransitions + ", preferredHolder=" + this.preferredHolder
-				+ ", uid=" + this.uid + ", resourceVersion=" + this.resourceVersion + "]";
+				+ ", uid=" + this.uid + ", resourceVersion=" + this.resourceVersion + ", windows=" + this.windows.keySet()
+				+ "]";
 	}
 
 }

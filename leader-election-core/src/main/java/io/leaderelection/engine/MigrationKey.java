@@ -272,11 +272,14 @@ public final class MigrationKey implements ClaimGuard {
 			}
 		}
 		if (wasHeld != held() || wasClaimable != permitsClaim(now)) {
-			tell();
+			// told after this look lets go of the key's lock: the election takes its own lock first,
+			// and from there this key's, to claim it
+			this.runtime.scheduler().execute(this::tell);
 		}
 		this.nextLook = this.runtime.scheduler().schedule(this::look, this.retryPeriodNanos);
 	}
 
+	/** Tells the election the key changed; never under the key's lock, which the election may need then. */
 	private void tell() {
 		Runnable told;
 		synchronized (this) {

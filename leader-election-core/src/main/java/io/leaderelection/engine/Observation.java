@@ -222,11 +222,17 @@ final class Observation {
 	}
 
 	/**
-	 * Whether the given version, seen at the given moment, has gone unchanged for its expiry by
-	 * {@code now}. Lock-free, for the balancer.
+	 * The holder of the last version seen, unless the Lease was released, is missing, or has gone
+	 * unchanged for its expiry by the given moment; {@code null} then. Lock-free.
 	 */
-	boolean expired(LeaseRecord seen, long observedAt, long now) {
-		return now - (observedAt + expiryNanos(seen)) >= 0;
+	String liveHolderAt(long now) {
+		LeaseRecord seen = this.lastSeen;
+		long observedAt = this.observedAtNanos;
+		if (seen == null || !seen.hasHolder() || seen.looksReleased()
+				|| now - (observedAt + expiryNanos(seen)) >= 0) {
+			return null;
+		}
+		return seen.holderIdentity();
 	}
 
 	/**

@@ -33,11 +33,11 @@ final class OwnWrites {
 		this.identity = identity;
 	}
 
-	Sent sent(LeaseRecord record, long sentAtNanos, boolean claim) {
+	Sent sent(LeaseRecord record, long sentAtNanos) {
 		if (this.unanswered.size() == MOST_UNANSWERED) {
 			this.unanswered.removeFirst();
 		}
-		Sent write = new Sent(record.renewTime(), sentAtNanos, claim, this.termsEnded);
+		Sent write = new Sent(record.renewTime(), sentAtNanos, this.termsEnded);
 		this.unanswered.addLast(write);
 		return write;
 	}
@@ -71,20 +71,14 @@ final class OwnWrites {
 		return find(version) != null;
 	}
 
-	/** Whether the version is ours and written since the last term ended. */
-	boolean claimableAtOnce(LeaseRecord version) {
-		Sent write = find(version);
-		return write != null && write.termsEndedBefore == this.termsEnded;
-	}
-
 	/**
-	 * The claim of ours, sent since the last term ended and after the given moment, whose answer
-	 * never came but whose write is this version; {@code null} when none.
+	 * The write of ours, sent since the last term ended, that stored this version: a claim whose
+	 * answer never came, or came too late to lead on (a term's own writes end with it); {@code null}
+	 * when none.
 	 */
-	Sent claimSince(LeaseRecord version, long notBeforeNanos) {
+	Sent sinceLastTerm(LeaseRecord version) {
 		Sent write = find(version);
-		return (write != null && write.claim && write.termsEndedBefore == this.termsEnded && write != this.answered
-				&& write.sentAtNanos - notBeforeNanos > 0) ? write : null;
+		return (write != null && write.termsEndedBefore == this.termsEnded) ? write : null;
 	}
 
 	private Sent find(LeaseRecord version) {
@@ -103,7 +97,7 @@ final class OwnWrites {
 	}
 
 	/** One write sent: the renewTime it carries, when it was sent, and in which run of terms. */
-	record Sent(Instant renewTime, long sentAtNanos, boolean claim, long termsEndedBefore) {
+	record Sent(Instant renewTime, long sentAtNanos, long termsEndedBefore) {
 
 		boolean wrote(LeaseRecord version) {
 			return LeaseRecord.sameInstant(this.renewTime, version.renewTime());

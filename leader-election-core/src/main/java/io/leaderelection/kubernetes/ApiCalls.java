@@ -2,6 +2,8 @@ package io.leaderelection.kubernetes;
 
 import java.net.ConnectException;
 import java.net.UnknownHostException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -90,13 +92,23 @@ final class ApiCalls {
 		return response.handle((answer, failure) -> {
 			if (failure != null) {
 				Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
-				if (cause instanceof TimeoutException) {
+				if (isNoAnswer(cause)) {
 					throw LeaseStoreException.noAnswer(verb, described, timeout, cause);
 				}
 				throw new LeaseStoreException(verb, described, 0, String.valueOf(cause) + noServerHint(cause), cause);
 			}
 			return answer;
 		});
+	}
+
+	/**
+	 * Whether the request's timeout ran out before an answer: Vert.x tells it with a
+	 * {@link TimeoutException}, the JDK's client with an {@link HttpTimeoutException}. A connection
+	 * that could not be opened in time is no such case: nothing was sent.
+	 */
+	private static boolean isNoAnswer(Throwable cause) {
+		return cause instanceof TimeoutException
+				|| (cause instanceof HttpTimeoutException && !(cause instanceof HttpConnectTimeoutException));
 	}
 
 	/**

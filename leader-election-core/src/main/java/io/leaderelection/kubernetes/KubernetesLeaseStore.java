@@ -83,6 +83,8 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 	/** The labels a Lease this store creates carries; an update keeps those the Lease has. */
 	private final Map<String, String> labels;
 
+	private final WindowsAnnotation windows;
+
 	KubernetesLeaseStore(KubernetesClient client, HttpClient httpClient, Executor watchOpener, String namespace,
 			String name, Map<String, String> labels) {
 		this.client = client;
@@ -97,6 +99,7 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 				+ encode(namespace) + "/leases";
 		this.objectUri = this.collectionUri + "/" + encode(name);
 		this.description = "Lease " + namespace + "/" + name;
+		this.windows = new WindowsAnnotation(this.serialization, this.description);
 		String api = (master.endsWith("/") ? master : master + "/") + "api/v1/";
 		this.podsUri = api + "namespaces/" + encode(namespace) + "/pods/";
 		this.nodesUri = api + "nodes/";
@@ -278,6 +281,7 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 		spec.setAcquireTime(microTime(record.acquireTime()));
 		spec.setRenewTime(microTime(record.renewTime()));
 		spec.setLeaseTransitions(record.leaseTransitions());
+		this.windows.write(record.windows(), lease.getMetadata());
 		return this.serialization.asJson(lease);
 	}
 
@@ -364,11 +368,12 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 
 	}
 
-	static LeaseRecord record(Lease lease) {
+	private LeaseRecord record(Lease lease) {
 		LeaseSpec spec = (lease.getSpec() != null) ? lease.getSpec() : new LeaseSpec();
 		return new LeaseRecord(spec.getHolderIdentity(), spec.getLeaseDurationSeconds(), instant(spec.getAcquireTime()),
 				instant(spec.getRenewTime()), spec.getLeaseTransitions(), spec.getPreferredHolder(),
-				lease.getMetadata().getUid(), lease.getMetadata().getResourceVersion(), lease);
+				lease.getMetadata().getUid(), lease.getMetadata().getResourceVersion(), lease,
+				this.windows.read(lease.getMetadata()));
 	}
 
 	/** client-go's MicroTime: UTC, six fractional digits. */

@@ -120,7 +120,7 @@ public final class InMemoryLeaseStores implements LeaseStoreFactory, AutoCloseab
 	private LeaseRecord store(String key, LeaseRecord record, String uid) {
 		LeaseRecord stored = new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(),
 				record.acquireTime(), record.renewTime(), record.leaseTransitions(), record.preferredHolder(), uid,
-				Long.toString(++this.lastResourceVersion), null);
+				Long.toString(++this.lastResourceVersion), null, record.windows());
 		this.leases.put(key, stored);
 		tell(key, stored);
 		return stored;
@@ -251,7 +251,7 @@ public final class InMemoryLeaseStores implements LeaseStoreFactory, AutoCloseab
 				}
 				LeaseRecord written = new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(),
 						record.acquireTime(), record.renewTime(), record.leaseTransitions(), current.preferredHolder(),
-						current.uid(), current.resourceVersion(), null);
+						current.uid(), current.resourceVersion(), null, record.windows());
 				return answered(store(this.key, written, current.uid()));
 			}
 		}

@@ -9,6 +9,8 @@ import java.util.List;
 import io.leaderelection.chaos.ChaosOutcome.ElectionCounts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * -Dtest='BalancedShardsChaosTest#longBalancedShardsRun' -Dchaos.long=true
  * -Dsurefire.failIfNoSpecifiedTests=false}, goes on until 2,000 transitions
  * ({@code -Dchaos.shards.transitions}) and writes {@code target/chaos-report-shards.md}
- * (recorded in {@code docs/chaos-report.md}). {@code -Dchaos.seed} sets the seed.
+ * (recorded in {@code docs/chaos-report.md}). {@code -Dchaos.seed} sets the seed, and for the
+ * short run {@code -Dchaos.seeds} several, each run on its own.
  */
 @QuietChaosLogging
 class BalancedShardsChaosTest {
@@ -46,10 +49,11 @@ class BalancedShardsChaosTest {
 
 	private static final Duration SHORT_TIME_LIMIT = Duration.ofMinutes(2);
 
-	@Test
-	void shortBalancedShardsRunNeverOpensTwoGatesAtOnceInAnyShard() {
-		ChaosSettings settings = ChaosSettings.balancedShards(LeaderElectionChaosTest.seed(), REPLICAS, SHARDS,
-				SHORT_TRANSITIONS, SHORT_TIME_LIMIT);
+	@ParameterizedTest(name = "seed {0}")
+	@MethodSource("shortRunSeeds")
+	void shortBalancedShardsRunNeverOpensTwoGatesAtOnceInAnyShard(long seed) {
+		ChaosSettings settings = ChaosSettings.balancedShards(seed, REPLICAS, SHARDS, SHORT_TRANSITIONS,
+				SHORT_TIME_LIMIT);
 		ChaosOutcome outcome = new ChaosRun(new EngineElector(), settings).run();
 		System.out.println(ChaosReport.markdown(List.of(outcome)));
 		assertThat(outcome.transitions()).as("transitions").isGreaterThanOrEqualTo(SHORT_TRANSITIONS);
@@ -73,6 +77,14 @@ class BalancedShardsChaosTest {
 		assertThat(outcome.transitions()).as("transitions").isGreaterThanOrEqualTo(transitions);
 		assertNeverTwoLeadersInAnyShard(outcome, settings);
 		assertThat(outcome.faults()).as("kinds of fault injected").containsOnlyKeys(FaultMix.SHARDED.kinds());
+	}
+
+	/**
+	 * The seed of the short run: one run a build, of the default seed, within the build's time for
+	 * it (one round of every kind takes most of it); others with {@code -Dchaos.seeds}.
+	 */
+	static List<Long> shortRunSeeds() {
+		return LeaderElectionChaosTest.seeds(List.of(LeaderElectionChaosTest.seed()));
 	}
 
 	/**

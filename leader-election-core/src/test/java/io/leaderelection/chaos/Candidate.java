@@ -20,11 +20,24 @@ interface Candidate {
 	boolean isLeader(String election);
 
 	/**
+	 * The fencing token of this process's term in the election while its gate is open;
+	 * {@code null} when it is closed, or the elector has no fencing tokens.
+	 */
+	default Long fencingToken(String election) {
+		return null;
+	}
+
+	/**
 	 * The holder of the election's Lease as this process last saw it; {@code null} when it saw
-	 * none, or does not tell.
+	 * none (the Lease missing, or without holder), or does not tell ({@link #tellsHolderSeen()}).
 	 */
 	default String holderSeen(String election) {
 		return null;
+	}
+
+	/** Whether {@link #holderSeen} tells what this process saw. */
+	default boolean tellsHolderSeen() {
+		return false;
 	}
 
 	/**

@@ -89,6 +89,8 @@ public final class ChaosApiServer implements AutoCloseable {
 	 */
 	public static ConfigBuilder config(int port, String clientName) {
 		return new ConfigBuilder().withMasterUrl("http://127.0.0.1:" + port)
+			// plain HTTP: no h2c upgrade for the JDK's HTTP client to ask for
+			.withHttp2Disable(true)
 			.withConnectionTimeout(500)
 			.withCustomHeaders(Map.of(CLIENT_HEADER, clientName));
 	}

@@ -24,6 +24,7 @@ import io.leaderelection.chaos.LeadershipHistory.Span;
  * @param tokenRegressions terms whose fencing token was not above the previous term's;
  * {@code null} for an elector without fencing tokens
  * @param work how the leader-only jobs went
+ * @param leaderTime how much of the time the elections had no leader, and two
  * @param leaseWrites what the electors' writes did to what others wrote in the Leases
  * @param overlapScenarios each gate overlap with the fault that preceded it
  * @param overlapTimelines the first {@value #EXAMPLES} gate overlaps, each with what happened in
@@ -34,9 +35,8 @@ import io.leaderelection.chaos.LeadershipHistory.Span;
  */
 record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int transitions,
 		Map<FaultKind, FaultStats> faults, int faultsHeldTogether, Overlaps gateOverlaps, Integer tokenRegressions,
-		LeaderWork work, LeaseWrites leaseWrites, List<String> overlapScenarios, List<String> overlapTimelines,
-		Map<String, ElectionCounts> elections,
-		Spread spread) {
+		LeaderWork work, LeaderTime leaderTime, LeaseWrites leaseWrites, List<String> overlapScenarios,
+		List<String> overlapTimelines, Map<String, ElectionCounts> elections, Spread spread) {
 
 	/** How many failures of each check are described. */
 	static final int EXAMPLES = 3;
@@ -67,9 +67,40 @@ record ChaosOutcome(String elector, ChaosSettings settings, Duration ran, int tr
 	 * was not above the earlier one's; {@code null} for an elector without fencing tokens
 	 * @param releasesDuringJobs releases a replica wrote while a job of its process still ran
 	 * in that election
+	 * @param jobs how many jobs ran, cooperative and opaque, each as a whole (a cooperative one
+	 * from its first gate read to its last step)
+	 * @param jobOverlaps jobs of two processes running at once in one election, whatever their
+	 * kind and however the earlier one's term ended: two runs of leader-only work at once
+	 * @param jobTokenRegressions jobs that began with a fencing token lower than a job of their
+	 * election that began before them; {@code null} for an elector without fencing tokens
 	 */
 	record LeaderWork(long steps, Overlaps stepOverlaps, long opaqueJobs, Overlaps opaqueOverlapsAfterVoluntaryEnd,
-			Overlaps opaqueOverlapsAfterLoss, Violations fenceViolations, Violations releasesDuringJobs) {
+			Overlaps opaqueOverlapsAfterLoss, Violations fenceViolations, Violations releasesDuringJobs, long jobs,
+			Overlaps jobOverlaps, Violations jobTokenRegressions) {
+
+	}
+
+	/**
+	 * How the time of the elections went, summed over them, each from its first grant to the end
+	 * of the run (see {@link LeaderTimes}).
+	 *
+	 * @param observed the time looked at
+	 * @param withoutLeader of it, the time no gate of the election was open
+	 * @param gaps how many stretches without a leader there were
+	 * @param longestGap the longest of them
+	 * @param twoGatesOpen the time two gates or more of one election were open at once
+	 * @param withoutLeaderAfter the time without a leader by how the term before the stretch
+	 * ended, e.g. {@code LEASE_DELETED}
+	 * @param withoutLeaderWhile the time without a leader by what the Lease showed meanwhile,
+	 * e.g. {@value LeaderTimes#MISSING}
+	 */
+	record LeaderTime(Duration observed, Duration withoutLeader, int gaps, Duration longestGap, Duration twoGatesOpen,
+			Map<String, Duration> withoutLeaderAfter, Map<String, Duration> withoutLeaderWhile) {
+
+		/** The share of the time looked at, from 0 to 1; 0 when none was. */
+		double share(Duration part) {
+			return this.observed.isZero() ? 0 : (double) part.toNanos() / this.observed.toNanos();
+		}
 
 	}
 

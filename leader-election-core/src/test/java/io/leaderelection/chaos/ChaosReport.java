@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.leaderelection.chaos.ChaosOutcome.FaultStats;
@@ -44,6 +45,7 @@ final class ChaosReport {
 					outcome.transitions(), overlaps(outcome.gateOverlaps()), orNoToken(outcome.tokenRegressions()),
 					distribution(outcome.unavailability())));
 		}
+		leaderTime(report, outcomes);
 		report.append("\nLeader-only jobs and the Leases. Opaque jobs overlapping are told apart by how the earlier "
 				+ "job's term ended: given up (step-down, yield, graceful stop, preferred holder) or lost; fence "
 				+ "violations are overlaps after a loss whose later job's fencing token was not higher. A release "
@@ -101,6 +103,11 @@ final class ChaosReport {
 						outcome.overlapTimelines().size(), outcome.elector()));
 				outcome.overlapTimelines().forEach((timeline) -> report.append("- ").append(timeline).append('\n'));
 			}
+			examples(report, outcome, "overlapping leader-only jobs", outcome.work().jobOverlaps().examples());
+			if (outcome.work().jobTokenRegressions() != null) {
+				examples(report, outcome, "jobs that began with a lower fencing token",
+						outcome.work().jobTokenRegressions().examples());
+			}
 			examples(report, outcome, "cooperative step overlaps", outcome.work().stepOverlaps().examples());
 			examples(report, outcome, "opaque job overlaps after a voluntary end",
 					outcome.work().opaqueOverlapsAfterVoluntaryEnd().examples());
@@ -116,6 +123,73 @@ final class ChaosReport {
 					outcome.leaseWrites().clearedPreferredHolders().examples());
 		}
 		return report.toString();
+	}
+
+	/**
+	 * Two runs of leader-only work at once, jobs beginning with a lower fencing token than one
+	 * before, the time with two gates open and the time without a leader, side by side; then the
+	 * time without a leader by how the term before it ended and by what the Lease showed, one row
+	 * per cause, one column per elector.
+	 */
+	private static void leaderTime(StringBuilder report, List<ChaosOutcome> outcomes) {
+		report.append("\nLeader-only work and leaders over time. Overlapping jobs: jobs of leader-only work of two "
+				+ "processes of one election running at once, whatever their kind and however the earlier one's "
+				+ "term ended, each job taken whole (a cooperative one from its first gate read to its last step), "
+				+ "on the JVM's monotonic clock. Lower fencing token: jobs that began with a fencing token lower "
+				+ "than a job of their election that began before them. Time with two gates open, and without a "
+				+ "leader (no gate open): per election from its first grant to the end of the run, summed over the "
+				+ "elections.\n\n");
+		report.append("| elector | jobs | overlapping jobs (count, longest) | jobs with a lower fencing token "
+				+ "| time with two gates open | time without a leader (stretches, longest) |\n");
+		report.append("|---|---|---|---|---|---|\n");
+		for (ChaosOutcome outcome : outcomes) {
+			LeaderWork work = outcome.work();
+			ChaosOutcome.LeaderTime time = outcome.leaderTime();
+			report.append(String.format("| %s | %d | %s | %s | %s (%s) | %s of %s (%d, %s) |%n", outcome.elector(),
+					work.jobs(), overlaps(work.jobOverlaps()),
+					(work.jobTokenRegressions() != null) ? String.valueOf(work.jobTokenRegressions().count())
+							: "n/a (no token)",
+					format(time.twoGatesOpen()), percent(time.share(time.twoGatesOpen())),
+					percent(time.share(time.withoutLeader())), format(time.observed()), time.gaps(),
+					format(time.longestGap())));
+		}
+		report.append("\nTime without a leader, by how the term before it ended, and by what the Lease showed "
+				+ "meanwhile, as the API server stored it: missing, without holder, held by a process that had "
+				+ "ended, held by a holder that wrote it again within the stretch with its gate closed (its "
+				+ "renewals land, too late to keep its gate open; or it drains after a step-down), held and not "
+				+ "written again (its holder cut off, frozen or failing: until it expires or is taken), or claimed "
+				+ "by the next leader whose gate is about to open. Shares of the time looked at.\n\n");
+		report.append("| time without a leader |");
+		outcomes.forEach((outcome) -> report.append(' ').append(outcome.elector()).append(" |"));
+		report.append('\n').append("|---|").append("---|".repeat(outcomes.size())).append('\n');
+		causes(report, outcomes, "after a term ended by ", ChaosOutcome.LeaderTime::withoutLeaderAfter);
+		causes(report, outcomes, "while ", ChaosOutcome.LeaderTime::withoutLeaderWhile);
+	}
+
+	/** One row per cause any outcome has, the largest first, with each outcome's share of the time. */
+	private static void causes(StringBuilder report, List<ChaosOutcome> outcomes, String prefix,
+			Function<ChaosOutcome.LeaderTime, Map<String, Duration>> byCause) {
+		Map<String, Duration> total = new TreeMap<>();
+		outcomes.forEach((outcome) -> byCause.apply(outcome.leaderTime()).forEach((cause, time) -> total.merge(cause,
+				time, Duration::plus)));
+		total.entrySet()
+			.stream()
+			.sorted(Map.Entry.<String, Duration>comparingByValue().reversed())
+			.forEach((cause) -> {
+				report.append("| ").append(prefix).append(cause.getKey()).append(" |");
+				for (ChaosOutcome outcome : outcomes) {
+					Duration time = byCause.apply(outcome.leaderTime()).get(cause.getKey());
+					report.append(' ')
+						.append((time != null) ? percent(outcome.leaderTime().share(time)) + " (" + format(time) + ")"
+								: "–")
+						.append(" |");
+				}
+				report.append('\n');
+			});
+	}
+
+	private static String percent(double share) {
+		return String.format("%.1f %%", share * 100);
 	}
 
 	/**

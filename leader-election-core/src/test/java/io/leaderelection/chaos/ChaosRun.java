@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -38,13 +39,23 @@ import static org.awaitility.Awaitility.await;
 /**
  * One chaos run of one elector: replicas campaign on a CRUD API server, each through its own
  * link, and run leader-only jobs, while faults are injected, each chosen, aimed and sized by the
- * seeded random generator. Every kind of fault comes once in each round of as many faults as
- * there are kinds, in a seeded order. Now and then a fault is held together with one or two more,
- * injected while it is held and aimed at replicas it leaves alone, such as the successor of a
- * leader it cut off. Once every fault is healed the run waits, up to
+ * seeded random generator. Every kind of fault comes once in each round (the gaps across an
+ * absence twice but for balanced shards, {@link FaultMix#round()}), in a seeded order. Now and then a fault is held
+ * together with one or two more, injected while it is held and aimed at replicas it leaves alone,
+ * such as the successor of a leader it cut off. Once every fault is healed the run waits, up to
  * {@link ChaosSettings#RECOVERY_TIMEOUT}, for every election to have a leader again, then idles
  * briefly and injects the next. The seed fixes the sequence of kinds, durations, magnitudes and
  * whether a fault aims at the leader; which replica leads at that moment is up to the run.
+ * <p>
+ * Where the mix has gaps across an absence ({@link FaultKind#FOLLOWER_CUT_WHILE_MISSING}), the run
+ * begins with one or two of them: before any Lease exists, a replica (two of five) is cut off or
+ * frozen once it has seen the Leases missing, and healed around a deletion once the others lead
+ * (the first fault, numbered 0, held with one or two more). Not so for balanced shards, whose
+ * start, 32 Leases spread over the replicas, is slow enough: on a loaded machine it may not elect
+ * a leader in every shard within {@link #START_TIMEOUT} even without.
+ * <p>
+ * In a user's cluster ({@link ChaosSettings#mixed()}), faults come at random moments instead,
+ * whatever is held and whoever leads, for the run's time, without waiting for leaders.
  * <p>
  * The API server tells the run of every version of a Lease it stores, so that the history can
  * check what the electors' writes carry over and when they release.
@@ -80,8 +91,23 @@ final class ChaosRun {
 	 * becomes of a leader's locks.
 	 */
 	private static final Set<FaultKind> ALWAYS_AIMED_AT_LEADER = EnumSet.of(FaultKind.LEASE_DELETED,
-			FaultKind.LEASE_DELETED_CUT_OFF, FaultKind.STEP_DOWN, FaultKind.DRAIN_TIMEOUT, FaultKind.PREFERRED_HOLDER,
-			FaultKind.EVICTION, FaultKind.CONTAINER_RESTART);
+			FaultKind.LEASE_DELETED_CUT_OFF, FaultKind.FOLLOWER_CUT_WHILE_MISSING, FaultKind.FROZEN_WHILE_MISSING,
+			FaultKind.STEP_DOWN, FaultKind.DRAIN_TIMEOUT, FaultKind.PREFERRED_HOLDER, FaultKind.EVICTION,
+			FaultKind.CONTAINER_RESTART);
+
+	/**
+	 * Faults injected at random moments are at most this many times their mean interval apart, so
+	 * that a run of a minute is not left without faults for a good part of it.
+	 */
+	private static final double MOST_MEAN_TIMES_APART = 4;
+
+	/**
+	 * Faults that act on the leader's Leases, not on the leader: they aim at it whatever else is
+	 * held on it, as a deletion may come while the leader is slow or paused. (Not for life, whose
+	 * deletions wait for every process to have seen the lock held.)
+	 */
+	private static final Set<FaultKind> ON_THE_LEADERS_LEASES = EnumSet.of(FaultKind.LEASE_DELETED,
+			FaultKind.FOLLOWER_CUT_WHILE_MISSING, FaultKind.FROZEN_WHILE_MISSING);
 
 	/** How often a fault is held together with others injected while it is held. */
 	private static final double HELD_TOGETHER = 0.25;
@@ -145,17 +171,21 @@ final class ChaosRun {
 	/** The Leases the API server stores now, as it tells of them. */
 	private final Set<String> storedLeases = ConcurrentHashMap.newKeySet();
 
+	/** What passed between the API server and the replicas about each Lease, for faults to time themselves on. */
+	private final LeaseTraffic traffic = new LeaseTraffic();
+
 	ChaosRun(Elector elector, ChaosSettings settings) {
 		this.elector = elector;
 		this.settings = settings;
 		this.mix = elector.forLife() ? FaultMix.FOR_LIFE
-				: settings.balancedShards() ? FaultMix.SHARDED : FaultMix.LEASE;
+				: settings.mixed() ? FaultMix.USERS_CLUSTER
+						: settings.balancedShards() ? FaultMix.SHARDED : FaultMix.LEASE;
 		this.random = new Random(settings.seed());
 		this.processSeeds = new Random(this.random.nextLong());
 	}
 
 	ChaosOutcome run() {
-		logger.info("Chaos run of {} with seed {} (set -Dchaos.seed to repeat it): {} replicas, {} elections, "
+		logger.info("Chaos run of {} with seed {} (set -Dchaos.seeds to repeat it): {} replicas, {} elections, "
 				+ "until {} transitions or {}", this.elector.name(), this.settings.seed(), this.settings.replicas(),
 				this.settings.elections(), this.settings.transitions(), this.settings.timeLimit());
 		this.server = ChaosApiServer.start();
@@ -175,6 +205,7 @@ final class ChaosRun {
 			}
 			if (stored != null) {
 				this.storedLeases.add(lease);
+				this.traffic.stored(lease, System.nanoTime());
 			}
 			else {
 				this.storedLeases.remove(lease);
@@ -191,6 +222,7 @@ final class ChaosRun {
 			}
 		});
 		this.server.onLeaseRequest((lease, client, request, code) -> {
+			this.traffic.answered(lease, client, request, code, System.nanoTime());
 			String election = electionOfLease.get(lease);
 			// a write that succeeded is told as the version it stored
 			boolean stored = (code == 200 || code == 201) && ("PUT".equals(request) || "POST".equals(request)
@@ -210,17 +242,16 @@ final class ChaosRun {
 				this.pods = Pods.start(this.server, this.elector.identityPrefix());
 			}
 			long startedAt = System.nanoTime();
-			this.slots.subList(0, this.settings.replicas()).forEach((slot) -> startProcess(slot, true));
-			if (!awaitLeaders(START_TIMEOUT)) {
-				throw new IllegalStateException(this.elector.name() + " elected no leader in every election");
-			}
+			List<ReplicaSlot> starting = this.slots.subList(0, this.settings.replicas());
+			List<Injection> startGaps = (this.mix.kinds().contains(FaultKind.FOLLOWER_CUT_WHILE_MISSING)
+					&& !this.settings.balancedShards()) ? startGaps(starting) : List.of();
+			starting.forEach((slot) -> startProcess(slot, true));
 			long endAt = startedAt + this.settings.timeLimit().toNanos();
-			int injected = 0;
-			while ((this.history.transitions() < this.settings.transitions()
-					|| !this.kindsInjected.containsAll(this.mix.kinds())) && System.nanoTime() - endAt < 0) {
-				idle(millisBetween(this.random, 0, 2 * ChaosSettings.RETRY_PERIOD.toMillis()));
-				sampleSpread();
-				injectFault(++injected);
+			if (this.settings.mixed()) {
+				injectMixed(startGaps, endAt);
+			}
+			else {
+				injectOneAfterAnother(startGaps, endAt);
 			}
 			if (this.pods != null) {
 				logger.info("{}: the garbage collector deleted {} Leases of deleted Pods", this.elector.name(),
@@ -230,6 +261,8 @@ final class ChaosRun {
 			return this.history.outcome(this.elector.name(), this.settings, startedAt, System.nanoTime());
 		}
 		finally {
+			// a frozen process would hold its own end up
+			this.slots.forEach((slot) -> slot.pause().thaw());
 			this.processes.values().forEach(Process::kill);
 			if (this.pods != null) {
 				this.pods.close();
@@ -244,6 +277,98 @@ final class ChaosRun {
 			reactor.close();
 			this.server.close();
 		}
+	}
+
+	/**
+	 * Faults one at a time, now and then a few held together, the run waiting for every election
+	 * to have a leader after each, until enough transitions happened and every kind of the mix
+	 * was injected, or the time is up. The gaps at the start, if any, are held first, with one or
+	 * two more faults.
+	 */
+	private void injectOneAfterAnother(List<Injection> startGaps, long endAt) {
+		if (!startGaps.isEmpty()) {
+			hold(0, startGaps, new ArrayDeque<>(planMore(new Random(this.random.nextLong()))));
+		}
+		if (!awaitLeaders(START_TIMEOUT)) {
+			throw new IllegalStateException(this.elector.name() + " elected no leader in every election");
+		}
+		int injected = 0;
+		while ((this.history.transitions() < this.settings.transitions()
+				|| !this.kindsInjected.containsAll(this.mix.kinds())) && System.nanoTime() - endAt < 0) {
+			idle(millisBetween(this.random, 0, 2 * ChaosSettings.RETRY_PERIOD.toMillis()));
+			sampleSpread();
+			injectFault(++injected);
+		}
+	}
+
+	/**
+	 * Faults at random moments, one every {@link ChaosSettings#mixedFaultEvery()} on average
+	 * (exponentially apart, at most {@value #MOST_MEAN_TIMES_APART} times that), whatever is held
+	 * and whoever leads, each aimed at a replica no held fault acts on, until the time is up, as in
+	 * a user's cluster. The gaps at the start, if any, are held from the start.
+	 */
+	private void injectMixed(List<Injection> startGaps, long endAt) {
+		List<Injection> held = new ArrayList<>(startGaps);
+		Random arrivals = new Random(this.random.nextLong());
+		long meanNanos = this.settings.mixedFaultEvery().toNanos();
+		long nextAt = System.nanoTime();
+		int injected = 0;
+		while (System.nanoTime() - endAt < 0) {
+			long now = System.nanoTime();
+			if (now - nextAt >= 0) {
+				injectWhileOthersHeld(++injected, held);
+				nextAt = now + Math.round(Math.min(-Math.log(1 - arrivals.nextDouble()), MOST_MEAN_TIMES_APART) * meanNanos);
+			}
+			tick(held, System.nanoTime());
+			idle(HOLD_TICK);
+		}
+	}
+
+	/** Injects the next kind of fault at a replica none of the held faults acts on, if any is left. */
+	private void injectWhileOthersHeld(int number, List<Injection> held) {
+		FaultKind kind = nextKind();
+		Random draws = new Random(this.random.nextLong());
+		Set<ReplicaSlot> busy = new HashSet<>();
+		held.forEach((fault) -> busy.addAll(fault.affected()));
+		long injectedAt = System.nanoTime();
+		Injection fault = inject(kind, draws, busy);
+		if (fault == null) {
+			logger.info("{} fault {}: {} found no replica to aim at", this.elector.name(), number, kind.label());
+			return;
+		}
+		recordInjection(number, fault, injectedAt, held.isEmpty() ? null
+				: held.stream().map((other) -> other.kind.label()).collect(Collectors.joining(", ")) + " held");
+		held.add(fault);
+	}
+
+	/**
+	 * At the start, one replica, two of five or more, each cut off or frozen once it has seen
+	 * the Leases missing, before any exists, and healed around a deletion once others lead: as
+	 * {@link FaultKind#FOLLOWER_CUT_WHILE_MISSING} and {@link FaultKind#FROZEN_WHILE_MISSING} do
+	 * later in the run after a deletion. A replica is cut off once it has asked again about every
+	 * Lease after a read found it missing; it is frozen right after it has acted on the last of its
+	 * first reads that found each Lease missing ({@link Pause#freezeAfterNextTask()}), before it
+	 * can open a watch of that Lease (nor, if they are still waiting, of the others) or read again.
+	 */
+	private List<Injection> startGaps(List<ReplicaSlot> starting) {
+		Random draws = new Random(this.random.nextLong());
+		List<ReplicaSlot> gapped = new ArrayList<>(starting);
+		Collections.shuffle(gapped, draws);
+		int count = (gapped.size() >= 5) ? 2 : 1;
+		List<String> elections = this.settings.electionNames();
+		List<Injection> gaps = new ArrayList<>();
+		for (ReplicaSlot slot : gapped.subList(0, count)) {
+			long injectedAt = System.nanoTime();
+			AbsenceGap.Kind kind = draws.nextBoolean() ? AbsenceGap.Kind.CUT : AbsenceGap.Kind.FREEZE;
+			AbsenceGap gap = (kind == AbsenceGap.Kind.FREEZE) ? frozenOnReadsMissing(slot, elections, draws)
+					: absenceGap(kind, slot, elections, (election) -> this.traffic.actedOnMissing(slot.name(),
+							this.settings.leaseName(election)), () -> {
+							}, draws);
+			Injection fault = gapInjection(kind.faultKind(), gap, "at the start, before any Lease exists: ");
+			recordInjection(0, fault, injectedAt, null);
+			gaps.add(fault);
+		}
+		return gaps;
 	}
 
 	/**
@@ -262,14 +387,14 @@ final class ChaosRun {
 			return;
 		}
 		recordInjection(number, fault, injectedAt, null);
-		hold(number, fault, more);
+		hold(number, List.of(fault), more);
 		awaitLeaders();
 	}
 
-	/** The next kind of fault: every kind once per round, in an order drawn for each round. */
+	/** The next kind of fault: every kind of a round ({@link FaultMix#round()}), in an order drawn for each round. */
 	private FaultKind nextKind() {
 		if (this.round.isEmpty()) {
-			List<FaultKind> kinds = new ArrayList<>(this.mix.kinds());
+			List<FaultKind> kinds = this.mix.round();
 			Collections.shuffle(kinds, this.random);
 			this.round.addAll(kinds);
 		}
@@ -291,30 +416,36 @@ final class ChaosRun {
 	 * Holds the faults injected, repeating what they repeat, and heals each once it is over; while
 	 * the first one is held, injects the planned ones at their time.
 	 */
-	private void hold(int number, Injection first, Deque<PlannedFault> planned) {
-		List<Injection> held = new ArrayList<>(List.of(first));
+	private void hold(int number, List<Injection> injected, Deque<PlannedFault> planned) {
+		List<Injection> held = new ArrayList<>(injected);
+		Injection first = injected.get(0);
 		while (!held.isEmpty()) {
 			long now = System.nanoTime();
 			if (!planned.isEmpty() && held.contains(first)
 					&& now - first.startedAt >= first.duration.toNanos() * planned.peek().afterShare) {
 				injectWhileHeld(number, first, planned.poll(), held);
 			}
-			for (Iterator<Injection> faults = held.iterator(); faults.hasNext();) {
-				Injection fault = faults.next();
-				if (fault.over(now)) {
-					fault.healOnce();
-					faults.remove();
-				}
-				else if (fault.healedAtItsTime(now)) {
-					fault.healOnce();
-				}
-				else {
-					fault.repeatIfDue(now);
-				}
-			}
-			sampleSpread();
+			tick(held, now);
 			idle(HOLD_TICK);
 		}
+	}
+
+	/** Heals and lets go the held faults that are over, and repeats what the others repeat. */
+	private void tick(List<Injection> held, long now) {
+		for (Iterator<Injection> faults = held.iterator(); faults.hasNext();) {
+			Injection fault = faults.next();
+			if (fault.over(now)) {
+				fault.healOnce();
+				faults.remove();
+			}
+			else if (fault.healedAtItsTime(now)) {
+				fault.healOnce();
+			}
+			else {
+				fault.repeatIfDue(now);
+			}
+		}
+		sampleSpread();
 	}
 
 	/**
@@ -324,7 +455,7 @@ final class ChaosRun {
 	private void injectWhileHeld(int number, Injection first, PlannedFault planned, List<Injection> held) {
 		Random draws = new Random(planned.seed);
 		Set<ReplicaSlot> busy = new HashSet<>();
-		held.forEach((fault) -> busy.addAll(fault.affected));
+		held.forEach((fault) -> busy.addAll(fault.affected()));
 		List<FaultKind> kinds = this.mix.kinds()
 			.stream()
 			.filter((kind) -> !this.mix.heldAlone(kind))
@@ -336,15 +467,17 @@ final class ChaosRun {
 		long injectedAt = System.nanoTime();
 		Injection fault = inject(kind, draws, busy);
 		if (fault != null) {
-			recordInjection(number, fault, injectedAt, first);
+			recordInjection(number, fault, injectedAt, first.kind.label() + " of fault " + number + " is held");
 			held.add(fault);
 		}
 	}
 
-	private void recordInjection(int number, Injection fault, long injectedAt, Injection heldWith) {
-		String description = (heldWith != null)
-				? fault.description + ", while " + heldWith.kind.label() + " of fault " + number + " is held"
-				: fault.description;
+	/**
+	 * @param heldWith what is held while it is injected, e.g. {@code pause (GC) of fault 12 is held};
+	 * {@code null} if nothing
+	 */
+	private void recordInjection(int number, Injection fault, long injectedAt, String heldWith) {
+		String description = (heldWith != null) ? fault.description + ", while " + heldWith : fault.description;
 		this.history.faultInjected(fault.kind, description, injectedAt, heldWith != null);
 		this.kindsInjected.add(fault.kind);
 		logger.info("{} fault {}: {} {} ({} transitions so far)", this.elector.name(), number, fault.kind.label(),
@@ -358,7 +491,9 @@ final class ChaosRun {
 	 */
 	private Injection inject(FaultKind kind, Random draws, Set<ReplicaSlot> busy) {
 		boolean aimedAtLeader = ALWAYS_AIMED_AT_LEADER.contains(kind) || draws.nextDouble() < AIMED_AT_LEADER;
-		ReplicaSlot target = (kind == FaultKind.REPLICA_JOINS) ? spareSlot(busy) : target(draws, aimedAtLeader, busy);
+		ReplicaSlot target = (kind == FaultKind.REPLICA_JOINS) ? spareSlot(busy)
+				: target(draws, aimedAtLeader,
+						(ON_THE_LEADERS_LEASES.contains(kind) && this.pods == null) ? Set.of() : busy);
 		if (target == null) {
 			return null;
 		}
@@ -465,6 +600,8 @@ final class ChaosRun {
 						+ "leads each", target, cut, target.link()::restore)
 					.until(() -> led.stream().allMatch((election) -> ledByAnotherThan(target, election)));
 			}
+			case FOLLOWER_CUT_WHILE_MISSING -> absenceGapAfterDeletion(AbsenceGap.Kind.CUT, target, draws, busy, led, on);
+			case FROZEN_WHILE_MISSING -> absenceGapAfterDeletion(AbsenceGap.Kind.FREEZE, target, draws, busy, led, on);
 			case STEP_DOWN -> {
 				Duration heldFor = millisBetween(draws, 100, 1000);
 				List<String> elections = someOf(led, draws);
@@ -644,6 +781,94 @@ final class ChaosRun {
 					.forEach(this.foreignWriter::clearPreference));
 	}
 
+	/**
+	 * Deletes some of the leader's Leases, and cuts off or freezes a follower once it has seen
+	 * them missing, until another replica leads each; then deletes them again and heals the
+	 * follower around that deletion ({@link AbsenceGap}).
+	 */
+	private Injection absenceGapAfterDeletion(AbsenceGap.Kind kind, ReplicaSlot leader, Random draws,
+			Set<ReplicaSlot> busy, List<String> led, String on) {
+		Set<ReplicaSlot> notFollowers = new HashSet<>(busy);
+		notFollowers.add(leader);
+		ReplicaSlot follower = target(draws, false, notFollowers);
+		List<String> deleted = someOf(led, draws);
+		if (follower == null || deleted.isEmpty()) {
+			return new Injection(kind.faultKind(), "without " + ((follower == null) ? "a follower" : "an election")
+					+ " to delete " + on, leader, Duration.ZERO, () -> {
+					});
+		}
+		Candidate seer = this.processes.get(follower).candidate;
+		AbsenceGap gap;
+		if (seer.tellsHolderSeen()) {
+			gap = absenceGap(kind, follower, deleted, (election) -> seer.holderSeen(election) == null, () -> {
+			}, draws);
+		}
+		else if (kind == AbsenceGap.Kind.FREEZE) {
+			gap = frozenOnReadsMissing(follower, deleted, draws);
+		}
+		else {
+			long deletedAt = System.nanoTime();
+			gap = absenceGap(kind, follower, deleted, (election) -> this.traffic.readMissingSince(follower.name(),
+					this.settings.leaseName(election), deletedAt), () -> {
+					}, draws);
+		}
+		this.foreignWriter.deleteAll(leaseNames(deleted));
+		return gapInjection(kind.faultKind(), gap, deleted + " deleted " + on + ", then ");
+	}
+
+	/**
+	 * A freeze that takes hold right after the replica has acted on the answers of its reads that
+	 * find each of the elections' Leases missing ({@link Pause#freezeAfterNextTask()}), before it
+	 * does anything else: armed as the server answers the last of those reads, before the answer
+	 * is sent. At the start, when there is no holder to be seen gone, and for an elector that does
+	 * not tell what it saw (fabric8's, which creates a Lease it finds missing in the same round of
+	 * its loop): neither can be frozen between seeing a Lease missing and acting on it otherwise.
+	 */
+	private AbsenceGap frozenOnReadsMissing(ReplicaSlot replica, List<String> elections, Random draws) {
+		this.traffic.onReadsMissing(replica.name(), Set.copyOf(leaseNames(elections)),
+				replica.pause()::freezeAfterNextTask);
+		return absenceGap(AbsenceGap.Kind.FREEZE, replica, elections, (election) -> replica.pause().paused(),
+				() -> this.traffic.cancelReadsMissing(replica.name()), draws);
+	}
+
+	/**
+	 * A gap drawn: held up to 1.5 s once others lead, healed from 30 ms before the second deletion
+	 * to 60 ms after it: mostly after it, and before the leader's next renewal, a retry period
+	 * after the one the deletion follows, at which it learns of the deletion; in half the gaps,
+	 * with the leaders cut off as the Leases are deleted, so that they learn nothing of it until
+	 * their renew deadline has passed (a leader already cut off by another fault is left to it).
+	 */
+	private AbsenceGap absenceGap(AbsenceGap.Kind kind, ReplicaSlot replica, List<String> elections,
+			Predicate<String> sawMissing, Runnable disarm, Random draws) {
+		Duration hold = millisBetween(draws, 0, 1500);
+		Duration healAfterDeletion = millisBetween(draws, -30, 60);
+		boolean cutLeaders = draws.nextBoolean();
+		return new AbsenceGap(kind, replica, elections, sawMissing, disarm,
+				(election) -> ledByAnotherThan(replica, election),
+				(election, since) -> this.traffic.storedSince(this.settings.leaseName(election), since),
+				(deleted) -> this.foreignWriter.deleteAll(leaseNames(deleted)),
+				(led) -> leadersOf(led, replica), cutLeaders, hold, healAfterDeletion, this.history);
+	}
+
+	/** The replicas leading any of the elections now, but the given one and those cut off already. */
+	private List<ReplicaSlot> leadersOf(List<String> elections, ReplicaSlot leftOut) {
+		return liveReplicas().stream()
+			.filter((slot) -> slot != leftOut && !slot.link().blackHoled())
+			.filter((slot) -> elections.stream().anyMatch(this.processes.get(slot).candidate::isLeader))
+			.toList();
+	}
+
+	/**
+	 * The gap as a fault held until it has taken every step, or at most {@link #START_TIMEOUT};
+	 * faults planned to be held with it come within about the time it takes.
+	 */
+	private static Injection gapInjection(FaultKind kind, AbsenceGap gap, String before) {
+		return new Injection(kind, before + gap.describe(), gap.replica(), gap.expectedLength(), gap::heal)
+			.repeating(() -> gap.step(System.nanoTime()), Duration.ZERO)
+			.until(gap::done, START_TIMEOUT)
+			.alsoAffecting(gap::leadersCut);
+	}
+
 	/** Waits for a job to read the gate: whether it found it open and runs. */
 	private static boolean jobStarted(CompletableFuture<Boolean> started) {
 		try {
@@ -689,12 +914,12 @@ final class ChaosRun {
 	}
 
 	private void startProcess(ReplicaSlot slot, String identity, String name) {
-		this.history.processStarted(name, slot.name());
+		this.history.processStarted(name, slot.name(), identity);
 		Candidate candidate = this.elector.start(slot, identity, name, this.settings, this.history,
 				this.processSeeds.nextLong());
 		LeaderOnlyWorkload workload = LeaderOnlyWorkload.start(candidate, name, this.settings.electionNames(),
 				slot.pause(), this.history, this.processSeeds.nextLong());
-		this.processes.put(slot, new Process(slot, candidate, workload));
+		this.processes.put(slot, new Process(slot, name, candidate, workload));
 	}
 
 	/**
@@ -711,6 +936,7 @@ final class ChaosRun {
 		else {
 			process.kill();
 		}
+		this.history.processEnded(process.name, System.nanoTime());
 	}
 
 	/**
@@ -886,7 +1112,7 @@ final class ChaosRun {
 	}
 
 	/** A running process of a replica and its leader-only work. */
-	private record Process(ReplicaSlot slot, Candidate candidate, LeaderOnlyWorkload workload) {
+	private record Process(ReplicaSlot slot, String name, Candidate candidate, LeaderOnlyWorkload workload) {
 
 		/** The process dies: its work, its elector and its connections. */
 		void kill() {
@@ -920,6 +1146,9 @@ final class ChaosRun {
 
 		private final Set<ReplicaSlot> affected;
 
+		/** The replicas it acts on for a while, beside its target, e.g. the leaders a gap cuts off. */
+		private Supplier<List<ReplicaSlot>> alsoAffected = List::of;
+
 		private final long startedAt = System.nanoTime();
 
 		private final Duration duration;
@@ -932,6 +1161,9 @@ final class ChaosRun {
 		private boolean healedAtItsTime;
 
 		private BooleanSupplier until = () -> true;
+
+		/** How long it may be held, at most, waiting for its condition. */
+		private long limitNanos = ChaosSettings.RECOVERY_TIMEOUT.toNanos();
 
 		private Runnable repeat;
 
@@ -948,6 +1180,19 @@ final class ChaosRun {
 			this.heal = heal;
 		}
 
+		/** The replicas it acts on now: its target, and those it acts on for a while. */
+		Set<ReplicaSlot> affected() {
+			Set<ReplicaSlot> affected = new HashSet<>(this.affected);
+			affected.addAll(this.alsoAffected.get());
+			return affected;
+		}
+
+		/** Acts, for a while, on the replicas given too. */
+		Injection alsoAffecting(Supplier<List<ReplicaSlot>> replicas) {
+			this.alsoAffected = replicas;
+			return this;
+		}
+
 		/** Repeats the action from now on, every so often, while the fault lasts. */
 		Injection repeating(Runnable action, Duration every) {
 			this.repeat = action;
@@ -962,6 +1207,12 @@ final class ChaosRun {
 		Injection until(BooleanSupplier condition) {
 			this.until = condition;
 			return this;
+		}
+
+		/** Lasts, beyond its duration, until the condition holds, or at most the given time. */
+		Injection until(BooleanSupplier condition, Duration limit) {
+			this.limitNanos = limit.toNanos();
+			return until(condition);
 		}
 
 		/**
@@ -988,7 +1239,7 @@ final class ChaosRun {
 		boolean over(long now) {
 			long held = now - this.startedAt;
 			return held - this.duration.toNanos() >= 0
-					&& (this.until.getAsBoolean() || held - ChaosSettings.RECOVERY_TIMEOUT.toNanos() >= 0);
+					&& (this.until.getAsBoolean() || held - this.limitNanos >= 0);
 		}
 
 		void repeatIfDue(long now) {

@@ -20,9 +20,13 @@ import io.leaderelection.engine.ElectionSettings;
  * replicas by balancing ({@link ElectionSettings#shard}): {@link #SHARDED_ELECTION} split into
  * {@code elections} shards, each on its Lease, with the members' Leases of the balanced group on
  * the same API server
+ * @param mixedFaultEvery {@code null} for faults one at a time, the run waiting for every election
+ * to have a leader after each; otherwise, how often, on average, a fault is injected, whatever is
+ * held and whoever leads (a user's cluster, {@link FaultMix#USERS_CLUSTER}): the run then goes on
+ * for its time limit
  */
 record ChaosSettings(long seed, int replicas, int elections, int transitions, Duration timeLimit,
-		boolean balancedShards) {
+		boolean balancedShards, Duration mixedFaultEvery) {
 
 	static final String NAMESPACE = "chaos";
 
@@ -59,14 +63,27 @@ record ChaosSettings(long seed, int replicas, int elections, int transitions, Du
 	 */
 	static final int SPARE_REPLICAS = 2;
 
-	/** Elections of their own, each on its Lease, not balanced. */
+	/** Elections of their own, each on its Lease, not balanced, faults one at a time. */
 	ChaosSettings(long seed, int replicas, int elections, int transitions, Duration timeLimit) {
-		this(seed, replicas, elections, transitions, timeLimit, false);
+		this(seed, replicas, elections, transitions, timeLimit, false, null);
 	}
 
 	/** The given number of shards of one election, balanced over the replicas. */
 	static ChaosSettings balancedShards(long seed, int replicas, int shards, int transitions, Duration timeLimit) {
-		return new ChaosSettings(seed, replicas, shards, transitions, timeLimit, true);
+		return new ChaosSettings(seed, replicas, shards, transitions, timeLimit, true, null);
+	}
+
+	/**
+	 * A user's cluster: elections of their own, faults of {@link FaultMix#USERS_CLUSTER} injected
+	 * at random moments, one every so often on average, for the given time.
+	 */
+	static ChaosSettings usersCluster(long seed, int replicas, int elections, Duration time, Duration faultEvery) {
+		return new ChaosSettings(seed, replicas, elections, 0, time, false, faultEvery);
+	}
+
+	/** Whether faults come at random moments, held together, rather than one after another. */
+	boolean mixed() {
+		return this.mixedFaultEvery != null;
 	}
 
 	/** The replica slots left empty at the start, for replicas that join: none unless balanced shards. */

@@ -148,8 +148,18 @@ final class EngineElector implements Elector {
 		}
 
 		@Override
+		public Long fencingToken(String election) {
+			return this.engine.status(election).fencingToken();
+		}
+
+		@Override
 		public String holderSeen(String election) {
 			return this.engine.status(election).holderIdentity();
+		}
+
+		@Override
+		public boolean tellsHolderSeen() {
+			return true;
 		}
 
 		@Override

@@ -23,6 +23,13 @@ import io.leaderelection.engine.DaemonThreads;
  * defaults scaled like the election timings (request and connection timeout 10 s, retries on I/O
  * errors and 5xx ten times from 100 ms, doubling).
  * <p>
+ * fabric8's elector has no scheduler to stop. A pause of the replica ({@link Pause}) holds what
+ * it can reach: every round of the elector's loop and every callback wait on the executor it is
+ * given, and a round under way waits before it sends a write and after a read that found the
+ * Lease (where the elector reads the replica's clock offset). A round under way still acts on a
+ * read that found no Lease by creating it, which then waits until the pause ends: a process
+ * stopped right after that read does the same once it runs again.
+ * <p>
  * fabric8 has no registry of leader-only calls and no drain: a graceful stop or a step-down
  * cancels the election's {@code LeaderElector} with release on cancel, as the library does it,
  * and leader-only calls under way go on meanwhile. A step-down campaigns again a lease duration
@@ -124,8 +131,19 @@ final class Fabric8Elector implements Elector {
 			this.campaigns.put(election, campaign);
 			campaign.cancel = this.client.campaign(ChaosSettings.NAMESPACE, this.settings.leaseName(election),
 					this.identity, ChaosSettings.LEASE_DURATION, ChaosSettings.RENEW_DEADLINE,
-					ChaosSettings.RETRY_PERIOD, true, true, this.executor, this.slot::clockOffset,
+					ChaosSettings.RETRY_PERIOD, true, true, this.executor, this::clockOffsetOnceResumed,
 					() -> startedLeading(campaign), () -> stoppedLeading(campaign));
+		}
+
+		/**
+		 * The replica's clock offset, which fabric8's elector reads before every write it sends
+		 * and after every read that found the Lease: while the replica is paused, its elector
+		 * waits there, so that it sends no write and acts on no Lease it read until the pause
+		 * ends, as a stopped process would.
+		 */
+		private Duration clockOffsetOnceResumed() {
+			this.slot.pause().checkpoint();
+			return this.slot.clockOffset();
 		}
 
 		@Override

@@ -76,6 +76,24 @@ enum FaultKind {
 	PREFERRED_HOLDER("preferredHolder set"),
 
 	/**
+	 * A follower learns that the Lease is missing (at the run's start, before any Lease exists, or
+	 * after the leader's Leases are deleted), and is cut off from the API server right after:
+	 * black-holed, its connections left open. While it is cut off, another replica creates the
+	 * Lease and leads, and the faults held with it go on; then the Lease is deleted again, and the
+	 * follower healed a little before or after that deletion. An elector must not take what it
+	 * saw before the cut for an absence that lasted: the Lease existed meanwhile.
+	 */
+	FOLLOWER_CUT_WHILE_MISSING("follower cut off while the Lease was missing, healed around a deletion"),
+
+	/**
+	 * As {@link #FOLLOWER_CUT_WHILE_MISSING}, but the follower's process is frozen instead ({@link Pause}),
+	 * as a long garbage collection, a stopped container or a suspended VM stops it, and thawed
+	 * around the deletion: the answers and watch events it receives meanwhile wait until it runs
+	 * again.
+	 */
+	FROZEN_WHILE_MISSING("frozen after it saw the Lease missing, thawed around a deletion"),
+
+	/**
 	 * For-life only: the leader's Pod is evicted while its process is cut off from the API
 	 * server. Its containers are killed and the kubelet reports the phase {@code Failed}; the Pod
 	 * stays in the API, so the garbage collector never deletes its lock. A new Pod replaces it.

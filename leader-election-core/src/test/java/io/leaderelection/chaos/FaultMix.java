@@ -1,5 +1,6 @@
 package io.leaderelection.chaos;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -8,14 +9,16 @@ import java.util.Set;
 /**
  * The kinds of fault a chaos run injects, in the order each round shuffles them, and which of
  * them may not be held together: one mix for electors on renewed Leases, one for leader-for-life,
- * one for balanced shards.
+ * one for balanced shards, one for a user's cluster.
  */
 enum FaultMix {
 
 	/**
 	 * Every kind but those that need Pods and those of balanced shards: the mix of this project's
 	 * lease mode and of fabric8, in the order of {@link FaultKind}, so that a seed draws the same
-	 * faults as before the for-life and shard kinds were added.
+	 * faults as before the for-life and shard kinds were added (not as before
+	 * {@link FaultKind#FOLLOWER_CUT_WHILE_MISSING} and {@link FaultKind#FROZEN_WHILE_MISSING}, which
+	 * it includes).
 	 */
 	LEASE(EnumSet.complementOf(EnumSet.of(FaultKind.EVICTION, FaultKind.CONTAINER_RESTART, FaultKind.REPLICA_JOINS,
 			FaultKind.REPLICA_LEAVES))),
@@ -28,7 +31,18 @@ enum FaultMix {
 	SHARDED(EnumSet.complementOf(EnumSet.of(FaultKind.EVICTION, FaultKind.CONTAINER_RESTART))),
 
 	/**
-	 * Leader-for-life: every kind but three.
+	 * A user's cluster, as an application on the starter meets it: cuts of the leader and of
+	 * followers (also ones that began while the Lease was missing), slow links, frozen processes,
+	 * Lease deletions (also under a cut-off leader), step-downs under leader work (also with a job
+	 * longer than the drain timeout), and restarts, graceful and abrupt. Meant to be injected all
+	 * at once, each fault arriving while others are held ({@link ChaosSettings#mixedFaultEvery()}).
+	 */
+	USERS_CLUSTER(EnumSet.of(FaultKind.GRACEFUL_STOP, FaultKind.ABRUPT_STOP, FaultKind.BLACK_HOLE, FaultKind.LATENCY,
+			FaultKind.PAUSE, FaultKind.LEASE_DELETED, FaultKind.LEASE_DELETED_CUT_OFF, FaultKind.STEP_DOWN,
+			FaultKind.DRAIN_TIMEOUT, FaultKind.FOLLOWER_CUT_WHILE_MISSING, FaultKind.FROZEN_WHILE_MISSING)),
+
+	/**
+	 * Leader-for-life: every kind but five.
 	 * <ul>
 	 * <li>{@link FaultKind#DUPLICATE_IDENTITY}, a lease-mode fault: a for-life holder's identity is
 	 * its Pod's name, which Kubernetes keeps unique in a namespace, and a Pod runs one process of
@@ -41,11 +55,15 @@ enum FaultMix {
 	 * <li>{@link FaultKind#CLOCK_SHIFT}: nothing for life is judged by a wall clock (no expiry; a
 	 * deletion's grace period runs on the follower's monotonic clock), so a shift tests nothing
 	 * there, and its seconds are better spent on the short run's budget.</li>
+	 * <li>{@link FaultKind#FOLLOWER_CUT_WHILE_MISSING} and {@link FaultKind#FROZEN_WHILE_MISSING}:
+	 * they delete a lock under a live leader that a follower cannot have seen held, the limit
+	 * {@link #deletesLocksOnlyOnceSeen()} keeps out.</li>
 	 * </ul>
 	 * (Nor the kinds of balanced shards, {@link #SHARDED}.)
 	 */
 	FOR_LIFE(EnumSet.complementOf(EnumSet.of(FaultKind.DUPLICATE_IDENTITY, FaultKind.PREFERRED_HOLDER,
-			FaultKind.CLOCK_SHIFT, FaultKind.REPLICA_JOINS, FaultKind.REPLICA_LEAVES)));
+			FaultKind.CLOCK_SHIFT, FaultKind.FOLLOWER_CUT_WHILE_MISSING, FaultKind.FROZEN_WHILE_MISSING,
+			FaultKind.REPLICA_JOINS, FaultKind.REPLICA_LEAVES)));
 
 	/**
 	 * Faults never held together with others, in any mix: they disturb every replica's
@@ -53,6 +71,10 @@ enum FaultMix {
 	 * its Lease.
 	 */
 	private static final Set<FaultKind> HELD_ALONE = EnumSet.of(FaultKind.SERVER_RESTART, FaultKind.CONFLICT_STORM);
+
+	/** The faults injected twice in each round ({@link #round()}). */
+	private static final Set<FaultKind> TWICE_A_ROUND = EnumSet.of(FaultKind.FOLLOWER_CUT_WHILE_MISSING,
+			FaultKind.FROZEN_WHILE_MISSING);
 
 	/** The faults that start a new process in a replica when they are healed (or may, for a drain timeout). */
 	private static final Set<FaultKind> STARTING_PROCESSES = EnumSet.of(FaultKind.GRACEFUL_STOP, FaultKind.ABRUPT_STOP,
@@ -74,6 +96,21 @@ enum FaultMix {
 	/** The kinds of this mix, in the order of {@link FaultKind}. */
 	List<FaultKind> kinds() {
 		return Arrays.stream(FaultKind.values()).filter(this.kinds::contains).toList();
+	}
+
+	/**
+	 * The faults of one round, shuffled by the run: every kind once, and, but for balanced shards,
+	 * the kinds of {@link #TWICE_A_ROUND} twice. A gap across an absence opens two gates only when
+	 * its heal lands before the leader learns of the deletion, and each round should give a
+	 * regression of the rule on absence more than one chance to show. (A round of balanced shards,
+	 * each fault waiting for 32 shards to have leaders, takes most of the time its short run has.)
+	 */
+	List<FaultKind> round() {
+		List<FaultKind> round = new ArrayList<>(kinds());
+		if (this != SHARDED) {
+			round.addAll(kinds().stream().filter(TWICE_A_ROUND::contains).toList());
+		}
+		return round;
 	}
 
 	/** Whether the kind is injected alone, nothing held with it. */

@@ -9,11 +9,14 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.function.Supplier;
 
 import io.leaderelection.chaos.ChaosOutcome.LeaderWork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,8 +25,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * each, on the CRUD API server while faults are injected one at a time, now and then a few at
  * once (see {@link ChaosRun}).
  * <p>
- * The short run, part of every build, runs this project's elector in eight elections until 200
- * transitions, every kind of fault injected at least once. The long run,
+ * The short runs, part of every build, run this project's elector in eight elections, one run
+ * per seed: {@link #SHORT_RUN_SEEDS} and one drawn for the build, each shown in the test's name
+ * and the run's log ({@code -Dchaos.seeds=N,M} runs those instead). Each goes on until every kind
+ * of fault was injected (one round, the gaps across an absence twice, after one or two such gaps
+ * at the start) and {@value #SHORT_TRANSITIONS} transitions happened; it fails after two minutes.
+ * The long run,
  * {@code ./mvnw -B test -pl leader-election-core -am
  * -Dtest='LeaderElectionChaosTest#longRunBesideFabric8' -Dchaos.long=true
  * -Dsurefire.failIfNoSpecifiedTests=false}, runs this project's elector and fabric8's, 7.3.1 from
@@ -44,6 +51,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * transitions ({@code -Dchaos.forLife.transitions}), and writes
  * {@code target/chaos-report-for-life.md}. {@code -Dchaos.engineLog=INFO} (or {@code DEBUG}, which
  * also logs every Lease version stored) shows the electors' log.
+ * <p>
+ * A user's cluster, on demand: {@code ./mvnw -B test -pl leader-election-core -am
+ * -Dtest='LeaderElectionChaosTest#usersClusterRunBesideFabric8' -Dchaos.long=true -Dchaos.seeds=7,8
+ * -Dsurefire.failIfNoSpecifiedTests=false} runs four replicas of an application with one election
+ * for a minute ({@code -Dchaos.cluster.seconds}), the faults of {@link FaultMix#USERS_CLUSTER}
+ * coming at random moments, one every two seconds on average, held together, one replica cut off
+ * or frozen at the start once it saw the Lease missing; this project's elector and fabric8's, one
+ * after the other with each seed ({@code -Dchaos.electors}), and writes
+ * {@code target/chaos-report-users-cluster.md}.
  */
 @QuietChaosLogging
 class LeaderElectionChaosTest {
@@ -56,6 +72,28 @@ class LeaderElectionChaosTest {
 
 	private static final int FOR_LIFE_ELECTIONS = 16;
 
+	/** The seeds every build runs a short run with, beside one drawn for the build. */
+	private static final List<Long> SHORT_RUN_SEEDS = List.of(7L, 12L);
+
+	/**
+	 * A short run goes on until every kind of fault was injected, in one round
+	 * ({@link FaultMix#round()}), and at least this many transitions happened: 55 to 86 by then here.
+	 */
+	private static final int SHORT_TRANSITIONS = 40;
+
+	/** Only a short run that has not done its part within this time fails. */
+	private static final Duration SHORT_TIME_LIMIT = Duration.ofMinutes(2);
+
+	/** A user's cluster: four replicas of an application with one election, for a minute. */
+	private static final int USERS_CLUSTER_REPLICAS = 4;
+
+	private static final int USERS_CLUSTER_ELECTIONS = 1;
+
+	private static final Duration USERS_CLUSTER_TIME = Duration.ofSeconds(60);
+
+	/** How often, on average, a fault strikes the user's cluster, whatever else is held. */
+	private static final Duration USERS_CLUSTER_FAULT_EVERY = Duration.ofSeconds(2);
+
 	/** A little under what the run reaches once it has injected every kind of its mix (51 to 67 here). */
 	private static final int FOR_LIFE_SHORT_TRANSITIONS = 50;
 
@@ -65,12 +103,13 @@ class LeaderElectionChaosTest {
 	 */
 	private static final Duration FOR_LIFE_SHORT_TIME_LIMIT = Duration.ofMinutes(2);
 
-	@Test
-	void shortRunNeverOpensTwoGatesAtOnceOver200Transitions() {
-		ChaosSettings settings = new ChaosSettings(seed(), REPLICAS, ELECTIONS, 200, Duration.ofMinutes(4));
+	@ParameterizedTest(name = "seed {0}")
+	@MethodSource("shortRunSeeds")
+	void shortRunNeverOpensTwoGatesAtOnce(long seed) {
+		ChaosSettings settings = new ChaosSettings(seed, REPLICAS, ELECTIONS, SHORT_TRANSITIONS, SHORT_TIME_LIMIT);
 		ChaosOutcome outcome = new ChaosRun(new EngineElector(), settings).run();
 		System.out.println(ChaosReport.markdown(List.of(outcome)));
-		assertThat(outcome.transitions()).as("transitions").isGreaterThanOrEqualTo(200);
+		assertThat(outcome.transitions()).as("transitions").isGreaterThanOrEqualTo(SHORT_TRANSITIONS);
 		assertNeverTwoLeaders(outcome);
 		assertThat(outcome.faults()).as("kinds of fault injected").containsOnlyKeys(FaultMix.LEASE.kinds());
 		assertThat(outcome.faultsHeldTogether()).as("faults injected while another was held").isPositive();
@@ -117,20 +156,45 @@ class LeaderElectionChaosTest {
 		Path report = Path.of("target", "chaos-report.md");
 		Files.writeString(report, ChaosReport.markdown(outcomes));
 		System.out.println("Written to " + report.toAbsolutePath());
-		outcomes.stream().filter((outcome) -> outcome.elector().equals(new EngineElector().name())).forEach((outcome) -> {
+		outcomes.stream().filter(LeaderElectionChaosTest::ofThisProject).forEach((outcome) -> {
 			assertThat(outcome.transitions()).as("transitions").isGreaterThanOrEqualTo(transitions);
 			assertNeverTwoLeaders(outcome);
 		});
 	}
 
+	@Test
+	@EnabledIfSystemProperty(named = "chaos.long", matches = "true")
+	void usersClusterRunBesideFabric8() throws IOException {
+		Duration time = Duration.ofSeconds(Long.getLong("chaos.cluster.seconds", USERS_CLUSTER_TIME.toSeconds()));
+		StringBuilder markdown = new StringBuilder();
+		List<ChaosOutcome> ours = new ArrayList<>();
+		for (long seed : seeds(List.of(seed()))) {
+			ChaosSettings settings = ChaosSettings.usersCluster(seed, USERS_CLUSTER_REPLICAS, USERS_CLUSTER_ELECTIONS,
+					time, USERS_CLUSTER_FAULT_EVERY);
+			List<ChaosOutcome> outcomes = new ArrayList<>();
+			for (Supplier<Elector> elector : electors()) {
+				outcomes.add(new ChaosRun(elector.get(), settings).run());
+			}
+			String run = ChaosReport.markdown(outcomes);
+			System.out.println(run);
+			markdown.append(run).append(System.lineSeparator());
+			outcomes.stream().filter(LeaderElectionChaosTest::ofThisProject).forEach(ours::add);
+		}
+		Path report = Path.of("target", "chaos-report-users-cluster.md");
+		Files.writeString(report, markdown);
+		System.out.println("Written to " + report.toAbsolutePath());
+		ours.forEach(LeaderElectionChaosTest::assertNeverTwoLeaders);
+	}
+
 	/**
 	 * No two gates open at once, no two cooperative steps at once, no opaque job of a successor
 	 * while a job of a term given up still runs, no release while a job of the releasing replica
-	 * still runs, fencing tokens that always rise, and no write that undoes what others wrote.
+	 * still runs, fencing tokens that always rise, also from one job to the next, and no write that
+	 * undoes what others wrote.
 	 */
 	static void assertNeverTwoLeaders(ChaosOutcome outcome) {
 		LeaderWork work = outcome.work();
-		assertThat(outcome.gateOverlaps().count()).as("gate overlaps: %s", outcome.overlapScenarios()).isZero();
+		assertThat(outcome.gateOverlaps().count()).as("gate overlaps: %s", outcome.overlapTimelines()).isZero();
 		assertThat(work.stepOverlaps().count()).as("cooperative step overlaps: %s", work.stepOverlaps().examples())
 			.isZero();
 		assertThat(work.opaqueOverlapsAfterVoluntaryEnd().count())
@@ -139,6 +203,9 @@ class LeaderElectionChaosTest {
 		assertThat(work.fenceViolations().count()).as("fence violations: %s", work.fenceViolations().examples())
 			.isZero();
 		assertThat(outcome.tokenRegressions()).as("fencing token regressions").isZero();
+		assertThat(work.jobTokenRegressions().count())
+			.as("jobs that began with a lower fencing token: %s", work.jobTokenRegressions().examples())
+			.isZero();
 		assertThat(work.releasesDuringJobs().count())
 			.as("releases while a job ran: %s", work.releasesDuringJobs().examples())
 			.isZero();
@@ -177,6 +244,30 @@ class LeaderElectionChaosTest {
 
 	static long seed() {
 		return Long.getLong("chaos.seed", DEFAULT_SEED);
+	}
+
+	/**
+	 * The seeds of the short runs, each run on its own: those of {@code -Dchaos.seeds} (or the one
+	 * of {@code -Dchaos.seed}); by default {@link #SHORT_RUN_SEEDS} and one drawn for this build,
+	 * which the test's name shows, so that any run can be repeated.
+	 */
+	static List<Long> shortRunSeeds() {
+		List<Long> seeds = new ArrayList<>(SHORT_RUN_SEEDS);
+		seeds.add(new Random().nextLong() & Long.MAX_VALUE);
+		return seeds(seeds);
+	}
+
+	/** The seeds of {@code -Dchaos.seeds}, comma-separated, or the one of {@code -Dchaos.seed}; else those given. */
+	static List<Long> seeds(List<Long> otherwise) {
+		String seeds = System.getProperty("chaos.seeds");
+		if (seeds != null) {
+			return Arrays.stream(seeds.split(",")).map(String::trim).map(Long::valueOf).toList();
+		}
+		return (System.getProperty("chaos.seed") != null) ? List.of(seed()) : otherwise;
+	}
+
+	private static boolean ofThisProject(ChaosOutcome outcome) {
+		return outcome.elector().equals(new EngineElector().name());
 	}
 
 }

@@ -22,6 +22,9 @@ import java.util.concurrent.locks.LockSupport;
  * <li>opaque jobs read the gate once, at the start, like an ordinary {@code @LeaderOnly} method,
  * and run to their end; each is recorded from just before its gate read to its end.</li>
  * </ul>
+ * Every job is also recorded whole, of either kind, with the fencing token it read as it began
+ * (as leader-only code reads it to hand it to the systems it writes to): from just before its
+ * first gate read to the end of its work, for a cooperative job its last step.
  */
 final class LeaderOnlyWorkload {
 
@@ -135,6 +138,10 @@ final class LeaderOnlyWorkload {
 		if (call == null) {
 			return;
 		}
+		boolean began = false;
+		long startedAt = 0;
+		long endedAt = 0;
+		Long fencingToken = null;
 		try {
 			long worked = 0;
 			while (worked < lengthNanos) {
@@ -143,14 +150,22 @@ final class LeaderOnlyWorkload {
 				if (!this.running || !this.candidate.isLeader(election)) {
 					return;
 				}
+				if (!began) {
+					began = true;
+					startedAt = checkedAt;
+					fencingToken = this.candidate.fencingToken(election);
+				}
 				LockSupport.parkNanos(STEP);
-				long end = System.nanoTime();
-				this.history.stepRan(this.process, election, checkedAt, end);
-				worked += end - checkedAt;
+				endedAt = System.nanoTime();
+				this.history.stepRan(this.process, election, checkedAt, endedAt);
+				worked += endedAt - checkedAt;
 			}
 		}
 		finally {
 			call.exit();
+			if (began) {
+				this.history.jobRan(this.process, election, startedAt, endedAt, fencingToken);
+			}
 		}
 	}
 
@@ -168,6 +183,7 @@ final class LeaderOnlyWorkload {
 			if (!leading) {
 				return;
 			}
+			Long fencingToken = this.candidate.fencingToken(election);
 			long worked = 0;
 			while (worked < lengthNanos && this.running) {
 				this.pause.awaitResumed();
@@ -175,7 +191,9 @@ final class LeaderOnlyWorkload {
 				LockSupport.parkNanos(STEP);
 				worked += System.nanoTime() - stepStart;
 			}
-			this.history.opaqueJobRan(this.process, election, checkedAt, System.nanoTime());
+			long endedAt = System.nanoTime();
+			this.history.opaqueJobRan(this.process, election, checkedAt, endedAt);
+			this.history.jobRan(this.process, election, checkedAt, endedAt, fencingToken);
 		}
 		finally {
 			call.exit();

@@ -30,11 +30,13 @@ import io.leaderelection.chaos.ChaosOutcome.Violations;
 /**
  * Everything that happened in a chaos run, on the JVM's monotonic clock that every replica
  * shares: each term of leadership (gate open to gate closed) of each process, each step of a
- * cooperative leader-only job and each opaque job, each version of every Lease as the API server
- * stored it, and each injected fault. From it, {@link #outcome} finds overlaps, fencing token
- * regressions, releases written while a job of the releasing replica still ran, foreign edits
- * that an elector's write undid, and the unavailability after each fault; all of it also election
- * by election. For balanced shards, it also keeps the spread of the shards over the live replicas
+ * cooperative leader-only job, each opaque job and each job whole with the fencing token it
+ * began with, each version of every Lease as the API server stored it, each process's end, and
+ * each injected fault and step of one. From it, {@link #outcome} finds overlaps (of gates, steps
+ * and jobs), fencing token regressions (of terms and of jobs), releases written while a job of
+ * the releasing replica still ran, foreign edits that an elector's write undid, the
+ * unavailability after each fault, and the time without a leader and with two
+ * ({@link LeaderTimes}); all of it also election by election. For balanced shards, it also keeps the spread of the shards over the live replicas
  * as the run samples it, and tells it per fault window.
  * <p>
  * Everything is recorded per process, not per identity: two processes given one identity that
@@ -63,8 +65,27 @@ final class LeadershipHistory {
 
 	private final Map<String, List<Span>> opaqueJobs = new LinkedHashMap<>();
 
+	/** Every job of leader-only work of each election, cooperative or opaque, whole. */
+	private final Map<String, List<Job>> jobs = new LinkedHashMap<>();
+
 	/** The replica each process runs in. */
 	private final Map<String, String> replicaOfProcess = new HashMap<>();
+
+	/** The identity each process campaigns with: its name, but for a duplicate identity's twin or for life. */
+	private final Map<String, String> identityOfProcess = new HashMap<>();
+
+	/** When each process that has ended, stopped or killed, ended. */
+	private final Map<String, Long> processEndedAt = new HashMap<>();
+
+	/** The holder of every version of each election's Lease stored, and every deletion, in order. */
+	private final Map<String, List<LeaderTimes.HolderVersion>> holders = new HashMap<>();
+
+	/**
+	 * The steps of faults that act in several steps (a cut, a freeze, a deletion, a heal), each
+	 * as its fault with the step told: for the timelines, and so that what follows a step is laid
+	 * to its fault.
+	 */
+	private final List<FaultStep> faultSteps = new ArrayList<>();
 
 	private final Set<String> replicas = new HashSet<>();
 
@@ -92,10 +113,19 @@ final class LeadershipHistory {
 
 	private int transitions;
 
-	/** A process started in the replica; its writes carry the replica's name. */
-	synchronized void processStarted(String process, String replica) {
+	/**
+	 * A process started in the replica; its writes carry the replica's name.
+	 * @param identity the identity it campaigns with, which the Leases it holds name
+	 */
+	synchronized void processStarted(String process, String replica, String identity) {
 		this.replicaOfProcess.put(process, replica);
+		this.identityOfProcess.put(process, identity);
 		this.replicas.add(replica);
+	}
+
+	/** The process stopped or was killed: from now on it writes nothing. */
+	synchronized void processEnded(String process, long at) {
+		this.processEndedAt.put(process, at);
 	}
 
 	/** A term began: the process may run leader-only work from this moment. */
@@ -135,6 +165,16 @@ final class LeadershipHistory {
 	}
 
 	/**
+	 * A job of leader-only work ran, cooperative or opaque, from just before its first gate read
+	 * to the end of its work.
+	 * @param fencingToken the fencing token it read as it began; {@code null} when its elector
+	 * has none or it read none
+	 */
+	synchronized void jobRan(String process, String election, long start, long end, Long fencingToken) {
+		this.jobs.computeIfAbsent(election, (key) -> new ArrayList<>()).add(new Job(process, start, end, fencingToken));
+	}
+
+	/**
 	 * The API server stored a version of the election's Lease, in the order it stored them. A
 	 * version a replica wrote must carry over what others own from the version it replaced, so
 	 * that no version ever lacks an edit made before it; one that names no holder after one that
@@ -143,6 +183,9 @@ final class LeadershipHistory {
 	 * @param version the version stored; {@code null} when the Lease was deleted
 	 */
 	synchronized void leaseWritten(String election, String writer, LeaseVersion version, long at) {
+		this.holders.computeIfAbsent(election, (key) -> new ArrayList<>())
+			.add(new LeaderTimes.HolderVersion(at, writer, (version != null) ? version.holder() : null,
+					version == null));
 		LeaseVersion before = (version != null) ? this.leaseVersions.put(election, version)
 				: this.leaseVersions.remove(election);
 		if (before == null || version == null || !this.replicas.contains(writer)) {
@@ -188,6 +231,17 @@ final class LeadershipHistory {
 	 */
 	synchronized void faultInjected(FaultKind kind, String description, long at, boolean heldWithAnother) {
 		this.faults.add(new InjectedFault(kind, description, at, heldWithAnother));
+	}
+
+	/**
+	 * A fault that acts in steps took one, e.g. {@code r2 frozen}, {@code r2 thawed}: the
+	 * timelines of overlaps tell it, and overlaps that begin after it, before any other fault or
+	 * step, are laid to that fault.
+	 * @param kind the fault's kind
+	 * @param description the fault as its injection described it
+	 */
+	synchronized void faultStep(FaultKind kind, String description, String what, long at) {
+		this.faultSteps.add(new FaultStep(kind, what, description, at));
 	}
 
 	/**
@@ -243,12 +297,25 @@ final class LeadershipHistory {
 		Integer tokenRegressions = tokens ? 0 : null;
 		long stepCount = 0;
 		long opaqueJobCount = 0;
+		long jobCount = 0;
+		List<Overlaps.Overlap> jobOverlaps = new ArrayList<>();
+		List<String> jobTokenRegressions = new ArrayList<>();
+		LeaderTimes leaderTimes = new LeaderTimes(this.identityOfProcess, this.processEndedAt, this.replicas, endedAt);
 		Map<String, ElectionCounts> perElection = new TreeMap<>(LeadershipHistory::byNameThenNumber);
 		Set<String> elections = new TreeSet<>(byElection.keySet());
 		elections.addAll(this.steps.keySet());
 		elections.addAll(this.opaqueJobs.keySet());
+		elections.addAll(this.jobs.keySet());
 		for (String election : elections) {
 			List<Term> terms = byElection.getOrDefault(election, List.of());
+			leaderTimes.count(terms.stream().map((term) -> term.spanUntil(endedAt)).toList(),
+					this.holders.getOrDefault(election, List.of()));
+			List<Job> jobsHere = this.jobs.getOrDefault(election, List.of());
+			jobCount += jobsHere.size();
+			jobOverlaps.addAll(Overlaps.find(election, jobsHere.stream().map(Job::span).toList()));
+			if (tokens) {
+				jobTokenRegressions.addAll(jobTokenRegressions(election, jobsHere, startedAt));
+			}
 			List<Overlaps.Overlap> termOverlaps = Overlaps.find(election,
 					terms.stream().map((term) -> term.span(endedAt)).toList());
 			gateOverlaps.addAll(termOverlaps);
@@ -320,14 +387,15 @@ final class LeadershipHistory {
 		LeaderWork work = new LeaderWork(stepCount, Overlaps.of(stepOverlaps, (overlap) -> overlap.describe(startedAt)),
 				opaqueJobCount, Overlaps.of(afterVoluntaryEnd, describeJobOverlap),
 				Overlaps.of(afterLoss, describeJobOverlap), tokens ? Violations.of(fenceViolations) : null,
-				Violations.of(releasesDuringJobs));
+				Violations.of(releasesDuringJobs), jobCount, Overlaps.of(jobOverlaps, describeJobOverlap),
+				tokens ? Violations.of(jobTokenRegressions) : null);
 		LeaseWrites leaseWrites = new LeaseWrites(
 				Violations.of(this.revertedEdits.stream().map((write) -> write.describe(startedAt)).toList()),
 				Violations.of(this.clearedPreferredHolders.stream().map((write) -> write.describe(startedAt)).toList()));
 		int heldTogether = (int) this.faults.stream().filter(InjectedFault::heldWithAnother).count();
 		return new ChaosOutcome(elector, settings, Duration.ofNanos(endedAt - startedAt), this.transitions, faults,
 				heldTogether, Overlaps.of(gateOverlaps, (overlap) -> overlap.describe(startedAt)), tokenRegressions,
-				work, leaseWrites, scenarios, timelines, perElection,
+				work, leaderTimes.leaderTime(), leaseWrites, scenarios, timelines, perElection,
 				this.spreadSamples.isEmpty() ? null
 						: new Spread(spreadAtWindowEnd, highestSpreadInWindow, this.spreadSamples.size()));
 	}
@@ -370,6 +438,11 @@ final class LeadershipHistory {
 		for (InjectedFault fault : this.faults) {
 			if (fault.at - from >= 0 && fault.at - to < 0) {
 				events.add(new Event(fault.at, "fault", fault.kind.label() + " " + fault.description));
+			}
+		}
+		for (FaultStep step : this.faultSteps) {
+			if (step.at - from >= 0 && step.at - to < 0) {
+				events.add(new Event(step.at, "fault", step.what));
 			}
 		}
 		events.sort(Comparator.comparingLong(Event::at));
@@ -469,6 +542,32 @@ final class LeadershipHistory {
 				(holding != null) ? holding.closedBecause : "no leader at the fault");
 	}
 
+	/**
+	 * The jobs that began with a fencing token lower than one a job of the election began with
+	 * before them, described: a downstream system fenced by the token would refuse their writes
+	 * only if the token rose. Jobs that read no token are left out.
+	 */
+	private static List<String> jobTokenRegressions(String election, List<Job> jobs, long startedAt) {
+		List<Job> byStart = new ArrayList<>(jobs);
+		byStart.sort(Comparator.comparingLong(Job::start));
+		List<String> regressions = new ArrayList<>();
+		Job highest = null;
+		for (Job job : byStart) {
+			if (job.fencingToken() == null) {
+				continue;
+			}
+			if (highest != null && job.fencingToken() < highest.fencingToken()) {
+				regressions.add(String.format("%s: %s's job began at %.3f s with fencing token %d, after %s's began at "
+						+ "%.3f s with %d", election, job.process(), (job.start() - startedAt) / 1e9, job.fencingToken(),
+						highest.process(), (highest.start() - startedAt) / 1e9, highest.fencingToken()));
+			}
+			else if (highest == null || job.fencingToken() > highest.fencingToken()) {
+				highest = job;
+			}
+		}
+		return regressions;
+	}
+
 	/** Terms whose fencing token is not above the one before. */
 	private static int tokenRegressions(List<Term> terms) {
 		int regressions = 0;
@@ -522,11 +621,17 @@ final class LeadershipHistory {
 		return (fault != null) ? stats.get(fault.kind) : null;
 	}
 
+	/** The latest fault injected, or step of a fault taken, by the moment; {@code null} if none. */
 	private InjectedFault faultInEffectAt(long at) {
 		InjectedFault inEffect = null;
 		for (InjectedFault fault : this.faults) {
 			if (fault.at <= at) {
 				inEffect = fault;
+			}
+		}
+		for (FaultStep step : this.faultSteps) {
+			if (step.at <= at && (inEffect == null || step.at > inEffect.at)) {
+				inEffect = step.asFault();
 			}
 		}
 		return inEffect;
@@ -650,7 +755,29 @@ final class LeadershipHistory {
 
 	}
 
+	/**
+	 * A job of leader-only work, from just before its first gate read to the end of its work.
+	 * @param fencingToken the token it read as it began; {@code null} when none
+	 */
+	private record Job(String process, long start, long end, Long fencingToken) {
+
+		Span span() {
+			return new Span(this.process, this.start, this.end);
+		}
+
+	}
+
 	private record InjectedFault(FaultKind kind, String description, long at, boolean heldWithAnother) {
+
+	}
+
+	/** A step a fault took, e.g. {@code r2 thawed}, of the fault injected as described. */
+	private record FaultStep(FaultKind kind, String what, String faultDescription, long at) {
+
+		/** The fault, as what follows the step is laid to. */
+		InjectedFault asFault() {
+			return new InjectedFault(this.kind, this.what + ", a step of: " + this.faultDescription, this.at, false);
+		}
 
 	}
 
@@ -691,6 +818,11 @@ final class LeadershipHistory {
 
 		private Span span(long endedAt) {
 			return new Span(this.process, this.openedAt, (this.closedAt != null) ? this.closedAt : endedAt);
+		}
+
+		private LeaderTimes.TermSpan spanUntil(long endedAt) {
+			return new LeaderTimes.TermSpan(this.process, this.openedAt,
+					(this.closedAt != null) ? this.closedAt : endedAt, this.closedBecause);
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.leaderelection.chaos.ChaosOutcome.FaultStats;
+import io.leaderelection.chaos.ChaosOutcome.LeaderTime;
 import io.leaderelection.chaos.ChaosOutcome.LeaderWork;
 import io.leaderelection.chaos.ChaosOutcome.Violations;
 import io.leaderelection.chaos.LeadershipHistory.LeaseVersion;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * Tests for {@link LeadershipHistory}: the checker that the chaos runs rely on, fed with terms,
@@ -174,8 +176,8 @@ class LeadershipHistoryTests {
 
 	@Test
 	void aReleaseWrittenWhileAJobOfTheReleasingReplicasProcessRanIsCounted() {
-		this.history.processStarted("a", "r0");
-		this.history.processStarted("b", "r1");
+		this.history.processStarted("a", "r0", "a");
+		this.history.processStarted("b", "r1", "b");
 		written("r0", version("a"), 0);
 		this.history.opaqueJobRan("a", "e0", millis(50), millis(300));
 		this.history.opaqueJobRan("b", "e0", millis(350), millis(450));
@@ -194,8 +196,8 @@ class LeadershipHistoryTests {
 
 	@Test
 	void aReleaseWhileAnotherReplicasJobRunsOrAfterTheJobsEndedIsNotCounted() {
-		this.history.processStarted("a", "r0");
-		this.history.processStarted("b", "r1");
+		this.history.processStarted("a", "r0", "a");
+		this.history.processStarted("b", "r1", "b");
 		written("r0", version("a"), 0);
 		this.history.opaqueJobRan("a", "e0", millis(50), millis(100));
 		this.history.stepRan("a", "e0", millis(100), millis(101));
@@ -206,7 +208,7 @@ class LeadershipHistoryTests {
 
 	@Test
 	void aReleaseDuringACooperativeStepIsCountedToo() {
-		this.history.processStarted("a", "r0");
+		this.history.processStarted("a", "r0", "a");
 		written("r0", version("a"), 0);
 		this.history.stepRan("a", "e0", millis(199), millis(201));
 		written("r0", version(""), 200);
@@ -217,7 +219,7 @@ class LeadershipHistoryTests {
 
 	@Test
 	void anElectorWriteThatDropsOrChangesAForeignLabelOrAnnotationRevertsAnEdit() {
-		this.history.processStarted("a", "r0");
+		this.history.processStarted("a", "r0", "a");
 		written("r0", version("a"), 0);
 		written("foreign-writer", version("a", Map.of("team", "x"), Map.of("note", "1")), 10);
 		written("r0", version("a", Map.of("team", "x"), Map.of("note", "1")), 20);
@@ -232,7 +234,7 @@ class LeadershipHistoryTests {
 
 	@Test
 	void foreignWritesAndTheFirstVersionAfterADeletionRevertNothing() {
-		this.history.processStarted("a", "r0");
+		this.history.processStarted("a", "r0", "a");
 		written("foreign-writer", version("a", Map.of("team", "x"), Map.of()), 0);
 		written("foreign-writer", version("a"), 10);
 		written("r0", version("a", Map.of("team", "x"), Map.of()), 20);
@@ -243,7 +245,7 @@ class LeadershipHistoryTests {
 
 	@Test
 	void anElectorWriteThatDropsThePreferredHolderOrStrategyClearsIt() {
-		this.history.processStarted("a", "r0");
+		this.history.processStarted("a", "r0", "a");
 		written("r0", version("a"), 0);
 		written("foreign-writer", preferring("a", "b", "OldestEmulationVersion"), 10);
 		written("r0", preferring("a", "b", "OldestEmulationVersion"), 20);
@@ -313,6 +315,115 @@ class LeadershipHistoryTests {
 		assertThat(outcome.overlapScenarios()).singleElement()
 			.asString()
 			.endsWith("after clock shift (+3600 s on b)");
+	}
+
+	@Test
+	void jobsOfTwoProcessesAtOnceOverlapWhateverTheirKindAndHowTheEarlierOnesTermEnded() {
+		term("a", 1L, 0, 100, "STEPPED_DOWN", true);
+		openTerm("b", 2L, 100);
+		this.history.jobRan("a", "e0", millis(50), millis(120), 1L);
+		this.history.jobRan("b", "e0", millis(110), millis(130), 2L);
+		this.history.jobRan("b", "e0", millis(140), millis(150), 2L);
+		LeaderWork work = outcome(200).work();
+		assertThat(work.jobs()).isEqualTo(3);
+		assertThat(work.jobOverlaps().count()).isEqualTo(1);
+		assertThat(work.jobOverlaps().longest()).isEqualTo(Duration.ofMillis(10));
+		assertThat(work.jobOverlaps().examples()).singleElement()
+			.asString()
+			.startsWith("e0: b began at 0.110 s while a was open, together 10.0 ms")
+			.endsWith("(the earlier job ran in a term ended by STEPPED_DOWN)");
+		assertThat(work.jobTokenRegressions().count()).isZero();
+	}
+
+	@Test
+	void aJobBeginningWithATokenLowerThanAJobBeganWithBeforeItIsARegression() {
+		term("a", 5L, 0, 100, "LEASE_DELETED", false);
+		openTerm("b", 7L, 50);
+		this.history.jobRan("a", "e0", millis(10), millis(20), 5L);
+		this.history.jobRan("b", "e0", millis(60), millis(70), 7L);
+		this.history.jobRan("a", "e0", millis(80), millis(90), 5L);
+		this.history.jobRan("b", "e0", millis(95), millis(99), 7L);
+		this.history.jobRan("a", "e0", millis(98), millis(99), null);
+		Violations regressions = outcome(200).work().jobTokenRegressions();
+		assertThat(regressions.count()).isEqualTo(1);
+		assertThat(regressions.examples()).containsExactly(
+				"e0: a's job began at 0.080 s with fencing token 5, after b's began at 0.060 s with 7");
+	}
+
+	@Test
+	void jobsOfAnElectorWithoutTokensAreNotCheckedForRegressions() {
+		term("a", null, 0, 100);
+		this.history.jobRan("a", "e0", millis(10), millis(20), null);
+		assertThat(outcome(200).work().jobTokenRegressions()).isNull();
+	}
+
+	@Test
+	void timeWithTwoGatesOpenIsTheTimeTwoOrMoreWereOpenAtOnce() {
+		term("a", 1L, 0, 300);
+		term("b", 2L, 200, 400);
+		term("c", 3L, 250, 260);
+		term("c", 4L, 400, 500);
+		LeaderTime time = outcome(500).leaderTime();
+		assertThat(time.twoGatesOpen()).isEqualTo(Duration.ofMillis(100));
+		assertThat(time.withoutLeader()).isZero();
+		assertThat(time.gaps()).isZero();
+	}
+
+	@Test
+	void timeWithoutALeaderRunsFromTheFirstGrantToTheEndAndIsToldApartByTheTermBeforeAndTheLease() {
+		this.history.processStarted("a", "r0", "a");
+		this.history.processStarted("b", "r1", "b");
+		this.history.processStarted("c", "r2", "c");
+		this.history.processStarted("d", "r1", "d");
+		// a's renewals land too late: its gate closes at 100, its late renewal is stored at 150,
+		// and it leads again at 300
+		written("r0", version("a"), 0);
+		term("a", 1L, 0, 100, "RENEW_DEADLINE_PASSED", false);
+		written("r0", version("a"), 150);
+		term("a", 2L, 300, 400, "LEASE_DELETED", false);
+		// deleted at 400, created without holder at 500, claimed by b at 550, b leads at 600
+		written("foreign-writer", null, 400);
+		written("r1", version(""), 500);
+		written("r1", version("b"), 550);
+		term("b", 3L, 600, 700, "process killed", false);
+		written("r1", version("b"), 650);
+		this.history.processEnded("b", millis(700));
+		// c claims at 850 what b's ended process held, leads at 900 until its renewals fail at 1000
+		written("r2", version("c"), 850);
+		term("c", 4L, 900, 1000, "RENEW_DEADLINE_PASSED", false);
+		// c's process is killed at 1050; d takes its Lease once expired, at 1150, and leads from 1200 on
+		this.history.processEnded("c", millis(1050));
+		written("r1", version("d"), 1150);
+		openTerm("d", 5L, 1200);
+		LeaderTime time = outcome(1300).leaderTime();
+		assertThat(time.observed()).isEqualTo(Duration.ofMillis(1300));
+		assertThat(time.withoutLeader()).isEqualTo(Duration.ofMillis(800));
+		assertThat(time.gaps()).isEqualTo(4);
+		assertThat(time.longestGap()).isEqualTo(Duration.ofMillis(200));
+		assertThat(time.share(time.withoutLeader())).isCloseTo(800.0 / 1300, within(1e-9));
+		assertThat(time.withoutLeaderAfter()).containsOnly(entry("RENEW_DEADLINE_PASSED", Duration.ofMillis(400)),
+				entry("LEASE_DELETED", Duration.ofMillis(200)), entry("process killed", Duration.ofMillis(200)));
+		assertThat(time.withoutLeaderWhile()).containsOnly(
+				entry(LeaderTimes.RENEWED + "RENEW_DEADLINE_PASSED", Duration.ofMillis(50)),
+				entry(LeaderTimes.CLAIMED, Duration.ofMillis(300)), entry(LeaderTimes.MISSING, Duration.ofMillis(100)),
+				entry(LeaderTimes.NO_HOLDER, Duration.ofMillis(50)),
+				entry(LeaderTimes.HOLDER_ENDED, Duration.ofMillis(250)),
+				entry(LeaderTimes.NOT_RENEWED + "RENEW_DEADLINE_PASSED", Duration.ofMillis(50)));
+	}
+
+	@Test
+	void anOverlapAfterAStepOfAFaultIsLaidToThatFault() {
+		term("a", 1L, 0, 2000);
+		this.history.faultInjected(FaultKind.FROZEN_WHILE_MISSING, "r1 frozen once it saw [e0] missing", millis(100),
+				false);
+		this.history.faultInjected(FaultKind.STEP_DOWN, "of [] on r2", millis(500), true);
+		this.history.faultStep(FaultKind.FROZEN_WHILE_MISSING, "r1 frozen once it saw [e0] missing", "r1 thawed",
+				millis(1000));
+		openTerm("b", 2L, 1100);
+		ChaosOutcome outcome = outcome(3000);
+		assertThat(outcome.faults().get(FaultKind.FROZEN_WHILE_MISSING).overlaps()).hasSize(1);
+		assertThat(outcome.faults().get(FaultKind.STEP_DOWN).overlaps()).isEmpty();
+		assertThat(outcome.overlapTimelines()).singleElement().asString().contains("fault: r1 thawed");
 	}
 
 	private void term(String process, Long token, long openedAtMillis, long closedAtMillis) {

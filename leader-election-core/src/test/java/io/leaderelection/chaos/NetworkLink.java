@@ -67,14 +67,21 @@ public final class NetworkLink implements AutoCloseable {
 		return this.proxy.getBindAddress().getPort();
 	}
 
-	/** From now on nothing passes either way: connections stay open and silent. */
-	public void blackHole() {
-		this.proxy.freeze();
+	/**
+	 * From now on nothing passes either way: connections stay open and silent. A link black-holed
+	 * already stays so (netcrusher refuses to freeze a frozen proxy).
+	 */
+	public synchronized void blackHole() {
+		if (!this.proxy.isFrozen()) {
+			this.proxy.freeze();
+		}
 	}
 
 	/** Lets traffic pass again after a black hole. */
-	public void restore() {
-		this.proxy.unfreeze();
+	public synchronized void restore() {
+		if (this.proxy.isFrozen()) {
+			this.proxy.unfreeze();
+		}
 	}
 
 	/** Closes every open connection, as a reset from the network would. */
@@ -89,6 +96,11 @@ public final class NetworkLink implements AutoCloseable {
 
 	public void removeDelay() {
 		this.delayNanos = Throttler.NO_DELAY_NS;
+	}
+
+	/** Whether traffic is black-holed now. */
+	public boolean blackHoled() {
+		return this.proxy.isFrozen();
 	}
 
 	@Override

@@ -122,7 +122,8 @@ final class InMemoryLeases {
 		String version = (this.opaqueVersions ? "v" : "") + (++this.version);
 		String uid = (this.stored != null) ? this.stored.uid() : "uid-" + (++this.objects);
 		return new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(), record.acquireTime(),
-				record.renewTime(), record.leaseTransitions(), record.preferredHolder(), uid, version, null);
+				record.renewTime(), record.leaseTransitions(), record.preferredHolder(), uid, version, null,
+				record.windows());
 	}
 
 	/** A replica's view of the Lease, where faults are injected. */

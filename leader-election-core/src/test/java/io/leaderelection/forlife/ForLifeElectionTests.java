@@ -283,6 +283,34 @@ class ForLifeElectionTests {
 	}
 
 	@Test
+	void aMissingLockIsCreatedAtOnceUnlessAGapCameWhileItWasMissingThenAfterALeaseDurationOfUnbrokenAbsence() {
+		this.cluster.runPod("pod-b");
+		// b reads the lock missing, and its creates fail: a failed call is a gap in what it saw
+		ChaosApiServer.Answer noCreates = this.server.answer(ChaosApiServer.from("pod-b")
+			.and(ChaosApiServer.method("POST"))
+			.and((request) -> request.getPath().endsWith("/leases")),
+				() -> ChaosApiServer.status(500, "InternalError", "b cannot create, for a while"));
+		ForLifeReplica b = replica("pod-b");
+		await().atMost(WAIT).until(() -> b.status().lastError() != null);
+		noCreates.close();
+		long healed = System.nanoTime();
+		// the lock might have been created, held and deleted by hand meanwhile, unseen: b waits a
+		// lease duration of unbroken absence, time for such a leader to see its deletion
+		await().atMost(WAIT).until(b::isLeader);
+		assertThat(Duration.ofNanos(b.terms().get(0)[0] - healed)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+		// a replica that saw it missing with no gap creates it at once: b's own Pod is gone
+		this.cluster.runPod("pod-c");
+		ForLifeReplica c = replica("pod-c");
+		await().atMost(WAIT).until(() -> "pod-b".equals(c.status().holderIdentity()));
+		long bGone = System.nanoTime();
+		b.crash();
+		this.cluster.deletePod("pod-b");
+		await().atMost(WAIT).until(c::isLeader);
+		assertThat(Duration.ofNanos(c.terms().get(0)[0] - bGone)).isLessThan(Duration.ofSeconds(2));
+		assertNoOverlap();
+	}
+
+	@Test
 	void aLeaderOnANotReadyNodeIsTakenOverOnlyWhereSwitchedOnAndAfterTheDelay() {
 		this.cluster.node("node-1", true);
 		this.cluster.runPod("pod-a", "node-1");

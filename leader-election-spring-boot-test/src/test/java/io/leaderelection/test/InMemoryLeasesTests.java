@@ -81,7 +81,7 @@ class InMemoryLeasesTests {
 
 	@Test
 	void twoReplicasOnSharedLeases() {
-		// README: Testing your leader-only code
+		// docs/testing.md
 		try (InMemoryLeases leases = new InMemoryLeases()) {
 			ConfigurableApplicationContext one = new SpringApplicationBuilder(OrdersApplication.class)
 				.web(WebApplicationType.NONE)

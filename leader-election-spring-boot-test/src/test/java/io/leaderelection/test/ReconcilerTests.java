@@ -8,7 +8,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-// README: Testing your leader-only code
+// docs/testing.md
 @SpringBootTest
 @AutoConfigureTestLeaderElection(leaderOf = {})    // a follower of every election at start
 class ReconcilerTests {

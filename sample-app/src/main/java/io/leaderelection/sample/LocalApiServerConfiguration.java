@@ -1,19 +1,14 @@
 package io.leaderelection.sample;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import java.net.BindException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
+import io.leaderelection.sample.apiserver.LocalApiServer;
+import io.leaderelection.sample.apiserver.LocalApiServerApplication;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,10 +21,10 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * With no cluster configured, runs against an embedded local API server: fabric8's mock server
- * in CRUD mode on loopback, which stores Leases and enforces resourceVersion as a real API
- * server does. Replicas started with the same {@code sample.local-api-server.port} share it:
- * the first one serves it, the others connect to it.
+ * With no cluster configured, runs against a {@link LocalApiServer local API server} on
+ * {@code sample.local-api-server.port} (7070 unless told otherwise): it joins the one listening
+ * there (the standalone {@link LocalApiServerApplication}, or another replica's), or else serves
+ * one itself, which then stops with it.
  */
 @Configuration(proxyBeanMethods = false)
 @Conditional(LocalApiServerConfiguration.NoClusterConfigured.class)
@@ -38,21 +33,24 @@ class LocalApiServerConfiguration {
 	private static final Logger logger = LoggerFactory.getLogger(LocalApiServerConfiguration.class);
 
 	@Bean(destroyMethod = "close")
-	LocalApiServer localApiServer(@Value("${sample.local-api-server.port:0}") int port) {
-		if (port != 0 && !isFree(port)) {
-			logger.info("Joining the local API server already listening on 127.0.0.1:{}", port);
-			return new LocalApiServer(null, port);
+	LocalApiServerEndpoint localApiServer(
+			@Value("${sample.local-api-server.port:" + LocalApiServer.DEFAULT_PORT + "}") int port) {
+		try {
+			LocalApiServer server = LocalApiServer.start(port);
+			logger.info("No Kubernetes cluster configured: started a local API server on http://127.0.0.1:{}, which "
+					+ "stops with this replica. See its Leases with: {}", server.port(),
+					LocalApiServer.kubectlGetLeases(server.port()));
+			return new LocalApiServerEndpoint(server, server.port());
 		}
-		KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-				new KubernetesCrudDispatcher(), false);
-		server.init(InetAddress.getLoopbackAddress(), port);
-		logger.info("No Kubernetes cluster configured: started a local API server on http://127.0.0.1:{}",
-				server.getPort());
-		return new LocalApiServer(server, server.getPort());
+		catch (BindException ex) {
+			logger.info("No Kubernetes cluster configured: joined the local API server on http://127.0.0.1:{}. "
+					+ "See its Leases with: {}", port, LocalApiServer.kubectlGetLeases(port));
+			return new LocalApiServerEndpoint(null, port);
+		}
 	}
 
 	@Bean(destroyMethod = "close")
-	KubernetesClient kubernetesClient(LocalApiServer localApiServer) {
+	KubernetesClient kubernetesClient(LocalApiServerEndpoint localApiServer) {
 		return new KubernetesClientBuilder().withConfig(new ConfigBuilder()
 			.withMasterUrl("http://127.0.0.1:" + localApiServer.port())
 			.withNamespace("default")
@@ -61,22 +59,17 @@ class LocalApiServerConfiguration {
 			.build()).build();
 	}
 
-	private static boolean isFree(int port) {
-		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-			return true;
-		}
-		catch (IOException ex) {
-			return false;
-		}
-	}
-
-	/** The embedded server, or {@code null} when this replica joined another replica's. */
-	record LocalApiServer(KubernetesMockServer server, int port) implements AutoCloseable {
+	/**
+	 * The local API server this replica uses.
+	 * @param served the server when this replica serves it, {@code null} when it joined another's
+	 * @param port its port on 127.0.0.1
+	 */
+	record LocalApiServerEndpoint(LocalApiServer served, int port) implements AutoCloseable {
 
 		@Override
 		public void close() {
-			if (this.server != null) {
-				this.server.destroy();
+			if (this.served != null) {
+				this.served.close();
 			}
 		}
 

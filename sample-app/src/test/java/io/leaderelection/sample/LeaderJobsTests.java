@@ -19,7 +19,7 @@ import static org.awaitility.Awaitility.await;
  * The sample's scheduled jobs run only while their election is led, each under its term's
  * fencing token, with leadership handed over by the test support: no cluster, no API server.
  */
-@SpringBootTest(properties = "sample.jobs.interval=100ms")
+@SpringBootTest(properties = { "sample.jobs.interval=100ms", "sample.local-api-server.port=0" })
 @AutoConfigureTestLeaderElection(leaderOf = LeaderJobs.REPORTS)
 class LeaderJobsTests {
 

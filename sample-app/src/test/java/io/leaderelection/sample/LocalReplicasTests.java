@@ -11,6 +11,8 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.leaderelection.LeaderElector;
+import io.leaderelection.sample.LocalApiServerConfiguration.LocalApiServerEndpoint;
+import io.leaderelection.sample.apiserver.LocalApiServerApplication;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -26,13 +28,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Several local replicas as the README starts them: the first serves the local API server on
- * {@code sample.local-api-server.port}, the next ones join it, and stepping down through the
- * leader endpoint hands leadership over.
+ * Several local replicas as the README starts them, in the local profile: on the standalone local
+ * API server, where any replica can stop and the others carry on; or the first serves the local
+ * API server on {@code sample.local-api-server.port}, and the next ones join it; stepping down
+ * through the leader endpoint hands leadership over.
  */
 class LocalReplicasTests {
 
-	/** The local API server starts empty: the first leader creates the Lease a lease duration (15s) later. */
+	/**
+	 * The local API server starts empty: the first leader creates the Lease a lease duration (3s in
+	 * the local profile) later; the rest is room for a slow machine.
+	 */
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
 	private final TestRestTemplate http = new TestRestTemplate();
@@ -42,6 +48,8 @@ class LocalReplicasTests {
 	private ConfigurableApplicationContext second;
 
 	private ConfigurableApplicationContext third;
+
+	private ConfigurableApplicationContext standaloneApiServer;
 
 	@AfterEach
 	void stopReplicas() {
@@ -55,6 +63,33 @@ class LocalReplicasTests {
 		if (this.first != null) {
 			this.first.close();
 		}
+		if (this.standaloneApiServer != null) {
+			this.standaloneApiServer.close();
+		}
+	}
+
+	@Test
+	void onTheStandaloneApiServerTheReplicasCarryOnWhicheverStops() {
+		int apiServerPort = freePort();
+		this.standaloneApiServer = LocalApiServerApplication.application()
+			.run("--sample.local-api-server.port=" + apiServerPort);
+		this.first = startReplica(apiServerPort);
+		this.second = startReplica(apiServerPort);
+		assertThat(List.of(this.first, this.second)).allSatisfy((replica) -> assertThat(
+				replica.getBean(LocalApiServerEndpoint.class).served())
+			.as("the replica's own API server")
+			.isNull());
+		LeaderElector firstElector = this.first.getBean(LeaderElector.class);
+		LeaderElector secondElector = this.second.getBean(LeaderElector.class);
+		await().atMost(TIMEOUT).until(() -> firstElector.isLeader() || secondElector.isLeader());
+
+		// the first replica started stops: when it served the API server, that ended the election
+		this.first.close();
+		await().atMost(TIMEOUT).until(secondElector::isLeader);
+		this.third = startReplica(apiServerPort);
+		LeaderElector thirdElector = this.third.getBean(LeaderElector.class);
+		this.second.close();
+		await().atMost(TIMEOUT).until(thirdElector::isLeader);
 	}
 
 	@Test
@@ -81,12 +116,9 @@ class LocalReplicasTests {
 	@Test
 	void threeReplicasEachShipTheOrdersOfTwoOrThreeOfTheEightOrderShards() {
 		int apiServerPort = freePort();
-		// timings scaled down, so that the empty API server's first Leases are created sooner
-		String[] timings = { "--leader.election.lease-duration=3s", "--leader.election.renew-deadline=2s",
-				"--leader.election.retry-period=500ms", "--sample.jobs.interval=200ms" };
-		this.first = startReplica(apiServerPort, timings);
-		this.second = startReplica(apiServerPort, timings);
-		this.third = startReplica(apiServerPort, timings);
+		this.first = startReplica(apiServerPort, "--sample.jobs.interval=200ms");
+		this.second = startReplica(apiServerPort, "--sample.jobs.interval=200ms");
+		this.third = startReplica(apiServerPort, "--sample.jobs.interval=200ms");
 		List<ConfigurableApplicationContext> replicas = List.of(this.first, this.second, this.third);
 		await().atMost(TIMEOUT).untilAsserted(() -> {
 			List<Set<Integer>> owned = replicas.stream()
@@ -106,8 +138,9 @@ class LocalReplicasTests {
 	}
 
 	private static ConfigurableApplicationContext startReplica(int apiServerPort, String... args) {
-		List<String> arguments = new ArrayList<>(List.of("--server.port=0", "--sample.local-api-server.enabled=true",
-				"--sample.local-api-server.port=" + apiServerPort, "--management.endpoint.leader.access=unrestricted"));
+		List<String> arguments = new ArrayList<>(List.of("--server.port=0", "--spring.profiles.active=local",
+				"--sample.local-api-server.enabled=true", "--sample.local-api-server.port=" + apiServerPort,
+				"--management.endpoint.leader.access=unrestricted"));
 		arguments.addAll(List.of(args));
 		return new SpringApplicationBuilder(SampleApplication.class).run(arguments.toArray(String[]::new));
 	}

@@ -5,6 +5,7 @@ import java.time.Duration;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.leaderelection.sample.LocalApiServerConfiguration.LocalApiServerEndpoint;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -23,24 +24,39 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample as the README runs it: its own configuration, on a random port, against its
- * embedded local API server, read over HTTP. The local API server is asked for explicitly so
- * that a developer's kubeconfig does not point the test at a real cluster, and metrics export,
- * which Spring Boot's tests switch off, is switched back on for {@code /actuator/prometheus}.
+ * The sample as the README runs it: its own configuration, on a random port, against a local API
+ * server of its own (on a random port, so as not to join one that runs on this machine), read over
+ * HTTP. The local API server is asked for explicitly so that a developer's kubeconfig does not
+ * point the test at a real cluster, and metrics export, which Spring Boot's tests switch off, is
+ * switched back on for {@code /actuator/prometheus}. The lease timings are scaled down, with a
+ * renew deadline that leaves a loaded machine room: the test expects one term per election.
  */
 @AutoConfigureObservability(tracing = false)
 @ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "sample.local-api-server.enabled=true", "sample.jobs.interval=200ms" })
+		properties = { "sample.local-api-server.enabled=true", "sample.local-api-server.port=0",
+				"sample.jobs.interval=200ms", "leader.election.lease-duration=5s",
+				"leader.election.renew-deadline=4s", "leader.election.retry-period=500ms" })
 class SampleApplicationTests {
 
-	/** The local API server starts empty: the first leader creates the Leases a lease duration (15s) later. */
+	/** The local API server starts empty: the first leader creates the Leases a lease duration (5s) later. */
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
 	private static final ObjectMapper json = new ObjectMapper();
 
 	@Autowired
 	private TestRestTemplate http;
+
+	@Autowired
+	private LocalApiServerEndpoint localApiServer;
+
+	@Test
+	void logsTheKubectlCommandThatListsTheLeasesOfItsLocalApiServer(CapturedOutput output) {
+		assertThat(this.localApiServer.served()).as("served by this replica").isNotNull();
+		assertThat(output).contains("started a local API server on http://127.0.0.1:" + this.localApiServer.port()
+				+ ", which stops with this replica. See its Leases with: kubectl --server http://127.0.0.1:"
+				+ this.localApiServer.port() + " get leases");
+	}
 
 	@Test
 	void leadsBothElectionsAndShowsItOverHttp(CapturedOutput output) {

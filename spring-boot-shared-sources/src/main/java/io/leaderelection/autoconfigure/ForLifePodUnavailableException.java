@@ -27,8 +27,8 @@ public class ForLifePodUnavailableException extends LeaderElectionConfigurationE
 		String property = LeaderElector.DEFAULT_ELECTION.equals(this.election)
 				? LeaderElectionProperties.PREFIX + ".mode"
 				: LeaderElectionProperties.PREFIX + ".elections." + this.election + ".mode";
-		return "Set POD_NAME from the downward API and grant the service account 'get' on 'pods' (see the README's "
-				+ "RBAC section for for-life), or set '" + property + "' to 'lease'.";
+		return "Set POD_NAME from the downward API and grant the service account 'get' on 'pods' (see "
+				+ "docs/operations.md, RBAC for for-life), or set '" + property + "' to 'lease'.";
 	}
 
 }

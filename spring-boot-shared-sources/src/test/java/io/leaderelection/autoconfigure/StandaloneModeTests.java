@@ -132,7 +132,7 @@ class StandaloneModeTests {
 				.satisfies((engine) -> assertThat(engine.isLeader()).isFalse()));
 	}
 
-	/** As the README's example: a bean that asks the elector itself. */
+	/** As the example of docs/leader-only.md: a bean that asks the elector itself. */
 	static class ElectorUser {
 
 		final LeaderElector elector;

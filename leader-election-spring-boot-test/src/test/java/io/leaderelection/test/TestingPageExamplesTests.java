@@ -15,27 +15,20 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's examples of testing leader-only code are compiled and run: each Java block of that
- * section is, line for line, part of a test of this module; a line {@code // ...} in a block
- * stands for the test's own lines there.
+ * The examples of docs/testing.md are compiled and run: each Java block of that page is, line
+ * for line, part of a test of this module; a line {@code // ...} in a block stands for the
+ * test's own lines there.
  */
-class ReadmeExamplesTests {
+class TestingPageExamplesTests {
 
-	private static final Path README = Path.of("..", "README.md");
-
-	private static final String SECTION = "## Testing your leader-only code";
+	private static final Path PAGE = Path.of("..", "docs", "testing.md");
 
 	private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
 
 	@Test
-	void everyJavaExampleOfTheSectionIsInATestOfThisModule() throws IOException {
-		String readme = Files.readString(README);
-		int start = readme.indexOf(SECTION);
-		assertThat(start).as("README section '%s'", SECTION).isNotNegative();
-		int end = readme.indexOf("\n## ", start + SECTION.length());
-		String section = readme.substring(start, (end < 0) ? readme.length() : end);
+	void everyJavaExampleOfThePageIsInATestOfThisModule() throws IOException {
 		List<String> examples = new ArrayList<>();
-		Matcher matcher = JAVA_BLOCK.matcher(section);
+		Matcher matcher = JAVA_BLOCK.matcher(Files.readString(PAGE));
 		while (matcher.find()) {
 			examples.add(normalized(matcher.group(1)));
 		}
@@ -58,7 +51,7 @@ class ReadmeExamplesTests {
 		}
 	}
 
-	/** Lines without their indentation: the README may indent with spaces what the sources indent with tabs. */
+	/** Lines without their indentation: the page may indent with spaces what the sources indent with tabs. */
 	private static String normalized(String code) {
 		return code.lines().map(String::strip).filter((line) -> !line.isEmpty()).collect(Collectors.joining("\n"));
 	}
