@@ -32,8 +32,10 @@ import io.leaderelection.engine.LeaseStoreException;
  * writer's, or is the writer's own. A deposed leader's write therefore either finds the newer
  * term's token and writes nothing, or, having read before that term wrote, gets a 409 and reads
  * again: the slice always ends naming the highest term, and never two replicas. A withdrawal
- * empties the slice only while it still carries the withdrawing term's token, and keeps the
- * token, so that no older term's late write can fill it again.
+ * empties the slice unless a newer term wrote it, and leaves the withdrawing term's token on it,
+ * so that no older term's late write can fill it again; it writes that token even where the slice
+ * does not name this replica, since a write of the term that got no answer may still land, and
+ * must then meet a newer version than the one it was based on.
  * <p>
  * Labels, annotations and owner references others put on the slice are written as they were read.
  */
@@ -138,9 +140,9 @@ final class LeaderEndpointSlice {
 	}
 
 	/**
-	 * Empties the slice if it still carries the given term's token and this replica's identity;
-	 * otherwise leaves it to the newer term that wrote it.
-	 * @return whether the slice was emptied by this call
+	 * Empties the slice under the given term's token, unless a newer term wrote it (or it is
+	 * already empty under that token): called only once the term may have written the slice.
+	 * @return whether the slice was written by this call
 	 */
 	CompletableFuture<Boolean> withdraw(long fencingToken, Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
@@ -152,14 +154,12 @@ final class LeaderEndpointSlice {
 
 	private CompletableFuture<Boolean> withdraw(EndpointSlice current, long fencingToken, long deadline,
 			int conflicts) {
-		if (current == null || !Objects.equals(tokenOf(current), fencingToken)
-				|| !this.holder.equals(holderOf(current)) || current.getEndpoints() == null
-				|| current.getEndpoints().isEmpty()) {
+		if (current != null && !withdrawable(current, fencingToken)) {
 			return CompletableFuture.completedFuture(false);
 		}
-		EndpointSlice emptied = this.serialization.clone(current);
+		EndpointSlice emptied = (current != null) ? this.serialization.clone(current) : newSlice();
 		stamp(emptied, fencingToken, List.of());
-		return write(emptied, false, deadline).handle((stored, failure) -> {
+		return write(emptied, current == null, deadline).handle((stored, failure) -> {
 			if (failure == null) {
 				this.written = null;
 				return CompletableFuture.completedFuture(true);
@@ -167,6 +167,22 @@ final class LeaderEndpointSlice {
 			return retryOnConflict(failure, conflicts,
 					() -> read(deadline).thenCompose((slice) -> withdraw(slice, fencingToken, deadline, conflicts + 1)));
 		}).thenCompose((next) -> next);
+	}
+
+	/**
+	 * Whether a withdrawal under the given term writes the slice: it is ours, no newer term (nor
+	 * another holder of this one) wrote it, and it is not already empty under this term.
+	 */
+	private boolean withdrawable(EndpointSlice slice, long fencingToken) {
+		if (!managedByUs(slice)) {
+			return false;
+		}
+		Long token = tokenOf(slice);
+		if (token == null || token < fencingToken) {
+			return true;
+		}
+		return token == fencingToken && this.holder.equals(holderOf(slice)) && slice.getEndpoints() != null
+				&& !slice.getEndpoints().isEmpty();
 	}
 
 	/** Reads the slice again and retries after a lost race; fails with anything else. */
@@ -214,14 +230,19 @@ final class LeaderEndpointSlice {
 
 	/** A slice of the same name written by something else is not ours to take over. */
 	private void requireOurs(EndpointSlice slice) {
-		Map<String, String> labels = slice.getMetadata().getLabels();
-		String managedBy = (labels != null) ? labels.get(MANAGED_BY_LABEL) : null;
-		if (!MANAGED_BY.equals(managedBy)) {
+		if (!managedByUs(slice)) {
+			Map<String, String> labels = slice.getMetadata().getLabels();
+			String managedBy = (labels != null) ? labels.get(MANAGED_BY_LABEL) : null;
 			throw new LeaseStoreException("update", this.description, 0, "it is managed by "
 					+ ((managedBy != null) ? "'" + managedBy + "'" : "no one (no label " + MANAGED_BY_LABEL + ")")
 					+ ", not by " + MANAGED_BY + ": the leader-only Service must have no selector and its "
 					+ "EndpointSlice of this name is written by the leader only; delete it to let the leader write it");
 		}
+	}
+
+	private static boolean managedByUs(EndpointSlice slice) {
+		Map<String, String> labels = slice.getMetadata().getLabels();
+		return labels != null && MANAGED_BY.equals(labels.get(MANAGED_BY_LABEL));
 	}
 
 	private boolean namesOnlyUs(EndpointSlice slice) {

@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.leaderelection.engine.ElectionSettings;
 import org.junit.jupiter.api.AfterEach;
@@ -50,6 +51,8 @@ class LeaderRouteCrudTests {
 
 	private KubernetesMockServer server;
 
+	private UnansweredSliceWrites dispatcher;
+
 	/** The test's own reads and writes: kubectl, another tool. */
 	private KubernetesClient other;
 
@@ -59,8 +62,9 @@ class LeaderRouteCrudTests {
 
 	@BeforeEach
 	void startServer() {
-		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-				new KubernetesCrudDispatcher(), false);
+		this.dispatcher = new UnansweredSliceWrites();
+		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), this.dispatcher,
+				false);
 		this.server.init(InetAddress.getLoopbackAddress(), 0);
 		this.other = this.server.createClient();
 	}
@@ -144,6 +148,33 @@ class LeaderRouteCrudTests {
 		assertThat(takeRequests()).containsExactly("PUT", "GET");
 		assertThat(slice().getEndpoints()).singleElement()
 			.satisfies((endpoint) -> assertThat(endpoint.getAddresses()).containsExactly("10.0.0.2"));
+	}
+
+	/**
+	 * A write may land after its writer gave up on it: the API server answered 504 (its own timeout,
+	 * the write still on its way to etcd), or the answer was lost. Here the leader's write of its
+	 * term is held, the term ends, and the withdrawal reads the slice before the write lands: the
+	 * withdrawal stamps the slice with the term's token all the same, so that the write, landing
+	 * later at the version it was based on, fails, and the slice does not name a former leader.
+	 */
+	@Test
+	void aWriteOfTheTermLandingAfterItsWithdrawalIsRefused() throws Exception {
+		LeaderRoute earlier = route("pod-b_1", "10.0.0.2", Map.of("http", 8080), null);
+		done(earlier.lead(40));
+		done(earlier.follow());
+		// a retry period of a minute: the failed write is not tried again within the test
+		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null, new ElectionSettings("default",
+				NS, "orders-leader-lease", Duration.ofMinutes(3), Duration.ofMinutes(2), Duration.ofMinutes(1)));
+		this.dispatcher.holdNextUpdate();
+		done(route.lead(41));
+		assertThat(route.problem()).contains("504");
+		assertThat(addresses(slice())).isEmpty();
+
+		done(route.follow());
+		assertThat(this.dispatcher.landHeldUpdate()).isEqualTo(409);
+
+		assertThat(addresses(slice())).isEmpty();
+		assertThat(slice().getMetadata().getAnnotations()).containsEntry("leaderelection.io/fencing-token", "41");
 	}
 
 	/**
@@ -263,11 +294,16 @@ class LeaderRouteCrudTests {
 	}
 
 	private LeaderRoute route(String holder, String address, Map<String, Integer> ports, String podName) {
+		return route(holder, address, ports, podName, ELECTION);
+	}
+
+	private LeaderRoute route(String holder, String address, Map<String, Integer> ports, String podName,
+			ElectionSettings election) {
 		KubernetesLeaseStores stores = new KubernetesLeaseStores(this.server.createClient(), Runnable::run);
 		this.stores.add(stores);
 		LeaderRoute.Endpoint endpoint = (address != null)
 				? new LeaderRoute.Endpoint(SERVICE, address, ports, podName, null) : null;
-		LeaderRoute route = stores.route(ELECTION, holder, endpoint, podName);
+		LeaderRoute route = stores.route(election, holder, endpoint, podName);
 		this.routes.add(route);
 		return route;
 	}
@@ -315,6 +351,42 @@ class LeaderRouteCrudTests {
 
 	private static <T> T done(CompletableFuture<T> future) throws Exception {
 		return future.get(TIMEOUT.toMillis() * 3, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * The CRUD dispatcher, but for the next update of an EndpointSlice it is told to hold: that one
+	 * is answered 504, as the API server answers a write still on its way to etcd, and applied only
+	 * when the test lands it.
+	 */
+	private static final class UnansweredSliceWrites extends KubernetesCrudDispatcher {
+
+		private volatile boolean holdNext;
+
+		private volatile RecordedRequest held;
+
+		void holdNextUpdate() {
+			this.holdNext = true;
+		}
+
+		/** Applies the held update as it was sent; returns the status code the server gives it. */
+		int landHeldUpdate() {
+			assertThat(this.held).as("an update held").isNotNull();
+			return super.dispatch(this.held).code();
+		}
+
+		@Override
+		public MockResponse dispatch(RecordedRequest request) {
+			if (this.holdNext && "PUT".equals(request.getMethod()) && request.getPath().contains("/endpointslices/")) {
+				this.holdNext = false;
+				this.held = request;
+				return new MockResponse().setResponseCode(504)
+					.setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+							+ "\"message\":\"Timeout: request did not complete within the allotted timeout\","
+							+ "\"reason\":\"Timeout\",\"code\":504}");
+			}
+			return super.dispatch(request);
+		}
+
 	}
 
 }
