@@ -28,6 +28,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Component;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.ModelAttribute;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -55,6 +56,12 @@ class LeaderOnlyWebRequestsTests {
 	/** Holds the slow handler until the test lets it end. */
 	private static volatile CountDownLatch slowRequests = new CountDownLatch(1);
 
+	/** Counted down once a request to the held handler is past the web layer's check. */
+	private static volatile CountDownLatch pastTheCheck = new CountDownLatch(1);
+
+	/** Holds that request between the web layer's check and the handler until the test lets it go on. */
+	private static volatile CountDownLatch heldBeforeTheHandler = new CountDownLatch(1);
+
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
 	private String namespace;
@@ -66,6 +73,8 @@ class LeaderOnlyWebRequestsTests {
 	@BeforeEach
 	void newNamespace() {
 		slowRequests = new CountDownLatch(1);
+		pastTheCheck = new CountDownLatch(1);
+		heldBeforeTheHandler = new CountDownLatch(1);
 		this.namespace = "web-" + namespaces.incrementAndGet();
 		// released, so that the first replica leads at once; the shards held by another candidate
 		server.createReleased(this.namespace, "web-leader");
@@ -76,6 +85,7 @@ class LeaderOnlyWebRequestsTests {
 	@AfterEach
 	void stopReplicas() {
 		slowRequests.countDown();
+		heldBeforeTheHandler.countDown();
 		this.threads.shutdownNow();
 		if (this.b != null) {
 			this.b.close();
@@ -163,6 +173,33 @@ class LeaderOnlyWebRequestsTests {
 			.until(() -> !"a".equals(server.lease(this.namespace, "web-leader").getSpec().getHolderIdentity()));
 	}
 
+	/**
+	 * The gate closes after the web layer found it open and before the handler is called (here a
+	 * model attribute method of the controller holds the request in between, as a slow request
+	 * body would): the handler's own {@code @LeaderOnly} call reads the gate again once registered,
+	 * and the request is refused all the same, without the leader's headers, and never runs.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = WebApplicationType.class, names = { "SERVLET", "REACTIVE" })
+	void aGateClosingBetweenTheWebLayersCheckAndTheHandlerRefusesTheRequest(WebApplicationType stack)
+			throws Exception {
+		startLeaderAndFollower(stack);
+		CompletableFuture<ResponseEntity<String>> held = CompletableFuture.supplyAsync(() -> this.a.get("/held"),
+				this.threads);
+		assertThat(pastTheCheck.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+		CompletableFuture.runAsync(() -> this.a.elector().stepDown(LeaderElector.DEFAULT_ELECTION), this.threads);
+		await().atMost(TIMEOUT).until(() -> !this.a.elector().isLeader());
+		heldBeforeTheHandler.countDown();
+
+		ResponseEntity<String> refused = held.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+		assertThat(refused.getStatusCode()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+		assertThat(refused.getHeaders().getFirst("Retry-After")).isEqualTo("1");
+		assertThat(refused.getHeaders().getFirst("Leader-Election-Fencing-Token")).isNull();
+		assertThat(refused.getBody()).contains("Not the leader of election 'default'");
+		assertThat(this.a.bean(Runs.class).all()).isEmpty();
+	}
+
 	/** Keyed by a shard, the handler's own call refuses itself: the same answer. */
 	@ParameterizedTest
 	@EnumSource(value = WebApplicationType.class, names = { "SERVLET", "REACTIVE" })
@@ -195,10 +232,10 @@ class LeaderOnlyWebRequestsTests {
 				"leader.election.lease-name", "web-leader", "leader.election.elections.orders.shards", "2",
 				"leader.election.elections.orders.lease-name", "orders");
 		this.a = WebStackReplica.start(stack, "a", server.newClient(), properties, Runs.class, OrdersController.class,
-				AdminController.class);
+				AdminController.class, HeldController.class);
 		await().atMost(TIMEOUT).until(() -> this.a.elector().isLeader());
 		this.b = WebStackReplica.start(stack, "b", server.newClient(), properties, Runs.class, OrdersController.class,
-				AdminController.class);
+				AdminController.class, HeldController.class);
 		await().atMost(TIMEOUT)
 			.until(() -> "a".equals(this.b.elector().status(LeaderElector.DEFAULT_ELECTION).holderIdentity()));
 	}
@@ -274,6 +311,32 @@ class LeaderOnlyWebRequestsTests {
 		public String compact() {
 			this.runs.add("admin");
 			return "compacted";
+		}
+
+	}
+
+	@RestController
+	static class HeldController {
+
+		private final Runs runs;
+
+		HeldController(Runs runs) {
+			this.runs = runs;
+		}
+
+		/** Runs after the web layer's check and before the handler, for every request to this controller. */
+		@ModelAttribute("held")
+		String holdBeforeTheHandler() throws InterruptedException {
+			pastTheCheck.countDown();
+			heldBeforeTheHandler.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+			return "held";
+		}
+
+		@LeaderOnly
+		@GetMapping("/held")
+		public String held() {
+			this.runs.add("held");
+			return "ran";
 		}
 
 	}
