@@ -274,7 +274,8 @@ class KubernetesManifestsTests {
 
 	/**
 	 * In a cluster the sample runs with the default profile's lease timings, client-go's: the
-	 * Deployment activates no profile and sets no timing.
+	 * Deployment activates no profile and sets no timing; of the starter's properties it sets only
+	 * the mode (for-life's patch) and the leader-only Service, which exists in a cluster alone.
 	 */
 	@ParameterizedTest
 	@ValueSource(strings = { LEASE, FOR_LIFE })
@@ -284,7 +285,8 @@ class KubernetesManifestsTests {
 		assertThat(container.getArgs()).isNullOrEmpty();
 		assertThat(container.getEnv()).extracting(EnvVar::getName)
 			.noneMatch((name) -> name.startsWith("SPRING_"))
-			.noneMatch((name) -> name.startsWith("LEADER_ELECTION_") && !name.equals("LEADER_ELECTION_MODE"));
+			.noneMatch((name) -> name.startsWith("LEADER_ELECTION_")
+					&& !List.of("LEADER_ELECTION_MODE", "LEADER_ELECTION_ROUTING_SERVICE").contains(name));
 		assertThat(applicationYaml.getProperty("spring.profiles.active")).isNull();
 		assertThat(timings(applicationYaml)).containsExactly(Duration.ofSeconds(15), Duration.ofSeconds(10),
 				Duration.ofSeconds(2));
