@@ -16,6 +16,14 @@ import java.lang.annotation.Target;
  * {@link #throwIfNotLeader()} asks for it. The check is the elector's time-bounded gate, read
  * when the call is made.
  * <p>
+ * On a web request handler (a {@code @RequestMapping} method, or a controller annotated as a
+ * type), in Spring MVC or WebFlux: a request reaching a replica that does not lead, as it does
+ * through a route not yet updated after a handover, is answered {@code 503} with
+ * {@code Retry-After} and the handler does not run (called directly, it throws
+ * {@link NotLeaderException}); the leader's answers carry the headers
+ * {@code Leader-Election-Holder} and {@code Leader-Election-Fencing-Token}, and a release of its
+ * own accord waits for the requests it is serving.
+ * <p>
  * On a {@code Lifecycle} or {@code SmartLifecycle} bean type: the bean is not started with the
  * context; it is started when this replica becomes leader and stopped when it stops being
  * leader and before the Lease is released on shutdown. This is how to gate message listener

@@ -50,6 +50,9 @@ final class ApiServer implements AutoCloseable {
 
 	private final Map<String, Counts> counts = new ConcurrentHashMap<>();
 
+	/** Requests by client and resource ("client resource", e.g. "a endpointslices"), by kind. */
+	private final Map<String, Counts> byResource = new ConcurrentHashMap<>();
+
 	/** Reads of a Pod (GET .../pods/NAME), by client. */
 	private final Map<String, LongAdder> podReads = new ConcurrentHashMap<>();
 
@@ -113,6 +116,14 @@ final class ApiServer implements AutoCloseable {
 		return true;
 	}
 
+	/**
+	 * The requests counted for a client to one kind of resource so far, e.g. {@code endpointslices}
+	 * or {@code pods}: the path segment after the namespace.
+	 */
+	Counts counts(String client, String resource) {
+		return this.byResource.computeIfAbsent(client + " " + resource, (key) -> new Counts());
+	}
+
 	/** How many times the client has read a Pod so far. */
 	long podReads(String client) {
 		LongAdder reads = this.podReads.get(client);
@@ -142,6 +153,10 @@ final class ApiServer implements AutoCloseable {
 				String name = (client != null) ? client : "unknown";
 				Kind kind = kind(request);
 				counts(name).add(kind);
+				String resource = resource(String.valueOf(request.getPath()));
+				if (resource != null) {
+					counts(name, resource).add(kind);
+				}
 				if (kind == Kind.GET && String.valueOf(request.getPath()).contains("/pods/")) {
 					this.podReads.computeIfAbsent(name, (key) -> new LongAdder()).increment();
 				}
@@ -168,6 +183,14 @@ final class ApiServer implements AutoCloseable {
 			return Kind.POST;
 		}
 		return Kind.OTHER;
+	}
+
+	/** The resource of a namespaced path: the segment after the namespace; {@code null} for another path. */
+	static String resource(String path) {
+		int query = path.indexOf('?');
+		String[] segments = ((query >= 0) ? path.substring(0, query) : path).replaceAll("^/+|/+$", "").split("/+");
+		int namespaces = java.util.Arrays.asList(segments).indexOf("namespaces");
+		return (namespaces >= 0 && namespaces + 2 < segments.length) ? segments[namespaces + 2] : null;
 	}
 
 	/**

@@ -25,7 +25,7 @@ public final class BenchmarkMain {
 
 	/** The sections of the benchmarks file that harnesses run apart record, in the file's order. */
 	static final List<MarkdownSection> SEPARATE_SECTIONS = List.of(PodDeletionTakeovers.SECTION, ShardSpread.SECTION,
-			RenewCadence.SECTION);
+			RenewCadence.SECTION, LeaderOnlyRouting.SECTION);
 
 	private BenchmarkMain() {
 	}

@@ -1,8 +1,11 @@
 package io.leaderelection.kubernetes;
 
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -77,6 +80,37 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 	@Override
 	public MembershipStore membership(String namespace) {
 		return new KubernetesMembership(this.client, this.watchOpener, namespace);
+	}
+
+	/**
+	 * The route to the leader of the election, written on the elector's client: the EndpointSlice
+	 * of a Service without selector naming this replica while it leads, and the label
+	 * {@code leaderelection.io/<election>} on this replica's Pod; either may be left out.
+	 * @param holder this replica's identity, recorded in the slice as the holder of the term
+	 * @param endpoint this replica's endpoint in the slice of the election's Service; {@code null}
+	 * for no slice
+	 * @param podName the Pod this replica runs in, to label; {@code null} for no label
+	 */
+	public LeaderRoute route(ElectionSettings election, String holder, LeaderRoute.Endpoint endpoint, String podName) {
+		ApiCalls calls = new ApiCalls(this.client, this.httpClient);
+		LeaderEndpointSlice slice = (endpoint != null)
+				? new LeaderEndpointSlice(calls, election.namespace(), holder, endpoint) : null;
+		PodRoleLabel label = (podName != null)
+				? new PodRoleLabel(calls, election.namespace(), podName, podLabel(election.name())) : null;
+		return new LeaderRoute(election.name(), slice, label, election.renewDeadline(), election.retryPeriod());
+	}
+
+	/** The key of the label telling whether a Pod leads the election: {@code leaderelection.io/<election>}. */
+	public static String podLabel(String election) {
+		return "leaderelection.io/" + LeaseLabels.value(election);
+	}
+
+	/** Reads a Service, on the elector's client; completes with {@code null} when there is none. */
+	public CompletableFuture<Service> service(String namespace, String name, Duration timeout) {
+		ApiCalls calls = new ApiCalls(this.client, this.httpClient);
+		return calls.read(calls.serverUri() + "api/v1/namespaces/" + KubernetesLeaseStore.encode(namespace)
+				+ "/services/" + KubernetesLeaseStore.encode(name), "Service " + namespace + "/" + name, Service.class,
+				timeout);
 	}
 
 	/** Closes the elector's client: calls still under way fail, watches end. */

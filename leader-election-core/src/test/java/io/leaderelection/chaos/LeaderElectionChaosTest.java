@@ -13,6 +13,7 @@ import java.util.Random;
 import java.util.function.Supplier;
 
 import io.leaderelection.chaos.ChaosOutcome.LeaderWork;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -61,6 +62,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * after the other with each seed ({@code -Dchaos.electors}), and writes
  * {@code target/chaos-report-users-cluster.md}.
  */
+@Tag("alone")
 @QuietChaosLogging
 class LeaderElectionChaosTest {
 

@@ -25,6 +25,7 @@ import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.RevocationCause;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,20 +33,24 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The application floods its own fabric8 client with slow requests, more than the client has
- * connections for, while this replica leads: its renewals, on the elector's own client, keep
- * going through and the gate never closes.
+ * The application floods its own fabric8 client with slow requests, more than fabric8's Vert.x
+ * client has connections for, while this replica leads: its renewals, on the elector's own client,
+ * keep going through and the gate never closes.
  * <p>
- * fabric8's Vert.x client (the default) opens at most {@value #CLIENT_CONNECTIONS} connections
- * per client and queues every request beyond them until one is free, whatever the request. A
- * derived client ({@code getHttpClient().newBuilder()}) shares that pool, so with the
- * application's requests holding all of them, a renewal sent through it waits behind the flood
- * until its timeout and the renew deadline pass. The mock server answers the application's path
- * only after {@link #SLOW_ANSWER}, on a timer, so its event loop stays free for the Lease calls.
+ * fabric8's Vert.x client opens at most {@value #CLIENT_CONNECTIONS} connections per client and
+ * queues every request beyond them until one is free, whatever the request; an application that
+ * brings it beside the starter gets it for the elector's client too. A derived client
+ * ({@code getHttpClient().newBuilder()}) shares that pool, so with the application's requests
+ * holding all of them, a renewal sent through it waits behind the flood until its timeout and the
+ * renew deadline pass. The JDK's client, the starter's own, opens a connection per request in
+ * flight, so the whole flood reaches the server here; the renewals must go through all the same.
+ * The mock server answers the application's path only after {@link #SLOW_ANSWER}, on a timer, so
+ * its event loop stays free for the Lease calls.
  * <p>
  * Both ends of the flood's connections are in this process: the test needs about twice
  * {@value #FLOOD} open files, and is skipped, saying so, where the limit is lower.
  */
+@Tag("alone")
 class RenewalsUnderApplicationLoadTest {
 
 	/** The pool size fabric8 7.3.1 gives each Vert.x client (VertxHttpClientBuilder.MAX_CONNECTIONS). */
@@ -137,7 +142,7 @@ class RenewalsUnderApplicationLoadTest {
 		}
 		this.opened.open(() -> flood.forEach((request) -> request.cancel(true)));
 
-		// every connection of the application's client is taken and the rest of the flood waits
+		// as many slow requests at the server as a Vert.x client has connections
 		await("the application's client saturated: " + CLIENT_CONNECTIONS + " slow requests at the server")
 			.atMost(Duration.ofSeconds(90))
 			.pollInterval(Duration.ofMillis(100))
@@ -167,7 +172,6 @@ class RenewalsUnderApplicationLoadTest {
 		assertThat(renewed.get() - renewedBefore)
 			.as("renewals during the saturation (failed renewals in all: %s)", failedRenewals.get())
 			.isGreaterThanOrEqualTo((int) (window.toMillis() / ORDERS.retryPeriod().toMillis() / 2));
-		assertThat(this.slowRequestsReceived.get()).as("slow requests at the server").isLessThan(FLOOD);
 		assertThat(flood).as("application requests answered").noneMatch(CompletableFuture::isDone);
 	}
 

@@ -84,7 +84,17 @@ class KubernetesManifestsTests {
 	 */
 	private static final Map<String, Set<String>> FOR_LIFE_RULES = Map.of("coordination.k8s.io/leases",
 			Set.of("get", "create", "update", "watch", "list", "delete"), "/events", Set.of("create"), "/pods",
+			Set.of("get", "patch"), "discovery.k8s.io/endpointslices", Set.of("get", "create", "update"), "/services",
 			Set.of("get"));
+
+	/** The Service every replica serves, leader or not. */
+	private static final String SERVICE = "leader-election-sample";
+
+	/** The leader-only Service, without selector: its EndpointSlice names the default election's leader. */
+	private static final String LEADER_SERVICE = "leader-election-sample-leader";
+
+	/** The addresses the Pods the tests run the sample in have, as the downward API's status.podIP tells. */
+	private static final Map<String, String> POD_IPS = Map.of("sample-a", "10.244.0.11", "sample-b", "10.244.0.12");
 
 	/**
 	 * What the lease variant's Role grants beyond what a test run sends: the member Leases of
@@ -109,7 +119,8 @@ class KubernetesManifestsTests {
 
 	private static final KubernetesSerialization serialization = new KubernetesSerialization();
 
-	private static Map<String, Map<Class<?>, HasMetadata>> variants;
+	/** The objects of each variant, by kind and name ({@code Service/leader-election-sample}). */
+	private static Map<String, Map<String, HasMetadata>> variants;
 
 	private static Properties applicationYaml;
 
@@ -117,11 +128,11 @@ class KubernetesManifestsTests {
 	static void parseManifests() throws IOException {
 		variants = new LinkedHashMap<>();
 		for (String directory : List.of(LEASE, FOR_LIFE)) {
-			Map<Class<?>, HasMetadata> resources = new LinkedHashMap<>();
+			Map<String, HasMetadata> resources = new LinkedHashMap<>();
 			for (Map<String, Object> object : kustomize(Path.of(directory))) {
 				HasMetadata resource = serialization.unmarshal(serialization.asJson(object));
-				assertThat(resources.put(resource.getClass(), resource)).as("a second %s in %s", resource.getKind(),
-						directory).isNull();
+				assertThat(resources.put(key(resource), resource)).as("a second %s in %s", key(resource), directory)
+					.isNull();
 			}
 			variants.put(directory, resources);
 		}
@@ -135,15 +146,16 @@ class KubernetesManifestsTests {
 		try (var files = Files.list(Path.of(LEASE))) {
 			assertThat(files.map((file) -> file.getFileName().toString()))
 				.containsExactlyInAnyOrder("kustomization.yaml", "serviceaccount.yaml", "role.yaml", "rolebinding.yaml",
-						"deployment.yaml", "service.yaml", "flowschema.yaml");
+						"deployment.yaml", "service.yaml", "service-leader.yaml", "flowschema.yaml");
 		}
 		try (var files = Files.list(Path.of(FOR_LIFE))) {
 			assertThat(files.map((file) -> file.getFileName().toString()))
 				.containsExactlyInAnyOrder("kustomization.yaml", "deployment-patch.yaml", "role-patch.yaml");
 		}
-		for (Map<Class<?>, HasMetadata> resources : variants.values()) {
-			assertThat(resources).containsOnlyKeys(ServiceAccount.class, Role.class, RoleBinding.class,
-					Deployment.class, Service.class, FlowSchema.class, PriorityLevelConfiguration.class);
+		for (Map<String, HasMetadata> resources : variants.values()) {
+			assertThat(resources.values()).extracting(HasMetadata::getClass)
+				.containsExactlyInAnyOrder(ServiceAccount.class, Role.class, RoleBinding.class, Deployment.class,
+						Service.class, Service.class, FlowSchema.class, PriorityLevelConfiguration.class);
 		}
 	}
 
@@ -163,13 +175,16 @@ class KubernetesManifestsTests {
 			}
 		}
 		assertThat(fieldRefs).containsEntry("POD_NAME", "metadata.name")
-			.containsEntry("POD_NAMESPACE", "metadata.namespace");
+			.containsEntry("POD_NAMESPACE", "metadata.namespace")
+			.containsEntry("POD_IP", "status.podIP");
 	}
 
 	@Test
-	void onlyTheForLifeVariantSetsTheMode() {
-		assertThat(values(container(LEASE))).isEmpty();
-		assertThat(values(container(FOR_LIFE))).containsExactly(Map.entry("LEADER_ELECTION_MODE", "for-life"));
+	void bothVariantsRouteTheLeaderOnlyServiceAndOnlyTheForLifeVariantSetsTheMode() {
+		assertThat(values(container(LEASE)))
+			.containsExactly(Map.entry("LEADER_ELECTION_ROUTING_SERVICE", LEADER_SERVICE));
+		assertThat(values(container(FOR_LIFE))).containsOnly(Map.entry("LEADER_ELECTION_MODE", "for-life"),
+				Map.entry("LEADER_ELECTION_ROUTING_SERVICE", LEADER_SERVICE));
 	}
 
 	@Test
@@ -199,10 +214,11 @@ class KubernetesManifestsTests {
 			.getEnv()
 			.sort((one, other) -> one.getName().compareTo(other.getName()));
 		assertThat(withoutMode).isEqualTo(lease);
-		for (Class<?> type : List.of(ServiceAccount.class, RoleBinding.class, Service.class, FlowSchema.class,
-				PriorityLevelConfiguration.class)) {
-			assertThat(variants.get(FOR_LIFE).get(type)).isEqualTo(variants.get(LEASE).get(type));
-		}
+		variants.get(LEASE).forEach((key, resource) -> {
+			if (!(resource instanceof Deployment) && !(resource instanceof Role)) {
+				assertThat(variants.get(FOR_LIFE).get(key)).as(key).isEqualTo(resource);
+			}
+		});
 		Role forLifeRole = resource(FOR_LIFE, Role.class);
 		assertThat(forLifeRole.getMetadata()).isEqualTo(resource(LEASE, Role.class).getMetadata());
 		assertThat(granted(forLifeRole)).isEqualTo(FOR_LIFE_RULES);
@@ -226,11 +242,11 @@ class KubernetesManifestsTests {
 		String rendered = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 		assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
 		assertThat(process.exitValue()).as(rendered).isZero();
-		Map<Class<?>, HasMetadata> resources = new LinkedHashMap<>();
+		Map<String, HasMetadata> resources = new LinkedHashMap<>();
 		for (String document : rendered.split("(?m)^---$")) {
 			if (!document.isBlank()) {
 				HasMetadata resource = serialization.unmarshal(document);
-				resources.put(resource.getClass(), resource);
+				resources.put(key(resource), resource);
 			}
 		}
 		assertThat(resources).isEqualTo(variants.get(FOR_LIFE));
@@ -258,7 +274,8 @@ class KubernetesManifestsTests {
 
 	/**
 	 * In a cluster the sample runs with the default profile's lease timings, client-go's: the
-	 * Deployment activates no profile and sets no timing.
+	 * Deployment activates no profile and sets no timing; of the starter's properties it sets only
+	 * the mode (for-life's patch) and the leader-only Service, which exists in a cluster alone.
 	 */
 	@ParameterizedTest
 	@ValueSource(strings = { LEASE, FOR_LIFE })
@@ -268,7 +285,8 @@ class KubernetesManifestsTests {
 		assertThat(container.getArgs()).isNullOrEmpty();
 		assertThat(container.getEnv()).extracting(EnvVar::getName)
 			.noneMatch((name) -> name.startsWith("SPRING_"))
-			.noneMatch((name) -> name.startsWith("LEADER_ELECTION_") && !name.equals("LEADER_ELECTION_MODE"));
+			.noneMatch((name) -> name.startsWith("LEADER_ELECTION_")
+					&& !List.of("LEADER_ELECTION_MODE", "LEADER_ELECTION_ROUTING_SERVICE").contains(name));
 		assertThat(applicationYaml.getProperty("spring.profiles.active")).isNull();
 		assertThat(timings(applicationYaml)).containsExactly(Duration.ofSeconds(15), Duration.ofSeconds(10),
 				Duration.ofSeconds(2));
@@ -318,11 +336,27 @@ class KubernetesManifestsTests {
 	@ParameterizedTest
 	@ValueSource(strings = { LEASE, FOR_LIFE })
 	void serviceSendsTrafficToEveryPod(String variant) {
-		Service service = resource(variant, Service.class);
+		Service service = service(variant, SERVICE);
 		assertThat(service.getSpec().getSelector())
 			.isEqualTo(resource(variant, Deployment.class).getSpec().getTemplate().getMetadata().getLabels());
 		assertThat(service.getSpec().getPorts()).singleElement()
 			.satisfies((port) -> assertThat(port.getTargetPort().getStrVal()).isEqualTo("http"));
+	}
+
+	/**
+	 * The leader-only Service has no selector, so that its endpoints are the EndpointSlice the
+	 * leader writes, and its one port is named as the leader's endpoint port: the container's port
+	 * named http, the web server's, which the endpoint's port defaults to.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { LEASE, FOR_LIFE })
+	void theLeaderOnlyServiceHasNoSelectorAndThePortOfTheLeadersEndpoint(String variant) {
+		Service service = service(variant, LEADER_SERVICE);
+		assertThat(service.getSpec().getSelector()).isNullOrEmpty();
+		assertThat(service.getSpec().getType()).isNull();
+		assertThat(service.getSpec().getPorts()).singleElement()
+			.satisfies((port) -> assertThat(port.getName()).isEqualTo(container(variant).getPorts().get(0).getName()));
+		assertThat(applicationYaml.getProperty("leader.election.routing.ports.http")).isNull();
 	}
 
 	@ParameterizedTest
@@ -404,20 +438,36 @@ class KubernetesManifestsTests {
 
 	/**
 	 * Runs a leader and a follower of the sample, with the environment of the lease variant's
-	 * Deployment, against a CRUD API server, then stops them so that the leader releases its
-	 * Leases, and names the RBAC verb of every request they sent, by API group and resource
-	 * ({@code group/resource}).
+	 * Deployment, in two Pods of a CRUD API server, then stops them so that the leader withdraws
+	 * its route and releases its Leases, and names the RBAC verb of every request they sent, by
+	 * API group and resource ({@code group/resource}).
 	 */
 	private static Map<String, Set<String>> verbsSentByTheSample() throws InterruptedException {
-		KubernetesMockServer server = startApiServer();
+		KubernetesMockServer server = startApiServer(LEASE);
 		Map<String, Set<String>> verbs = new TreeMap<>();
 		try {
+			try (KubernetesClient client = server.createClient()) {
+				for (String pod : List.of("sample-a", "sample-b")) {
+					client.pods()
+						.inNamespace(NAMESPACE)
+						.resource(new PodBuilder().withNewMetadata()
+							.withName(pod)
+							.endMetadata()
+							.withNewStatus()
+							.withPhase("Running")
+							.withPodIP(POD_IPS.get(pod))
+							.endStatus()
+							.build())
+						.create();
+				}
+			}
+			takeRequests(server, new TreeMap<>()); // the test's own
 			try (ConfigurableApplicationContext leader = startInPod(LEASE, server, "sample-a");
 					ConfigurableApplicationContext follower = startInPod(LEASE, server, "sample-b")) {
 				LeaderElector leaderElector = leader.getBean(LeaderElector.class);
 				LeaderElector followerElector = follower.getBean(LeaderElector.class);
-				// until the leader leads, the follower knows it, the shards are spread over both, and the
-				// Events of the grants were written
+				// until the leader leads, the follower knows it, the shards are spread over both, the
+				// Events of the grants were written, and the leader-only Service routes to the leader
 				await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 					leadsAll(server, verbs, leaderElector);
 					follows(server, verbs, followerElector, leaderElector);
@@ -428,6 +478,7 @@ class KubernetesManifestsTests {
 					assertThat(followerShards).hasSize(4);
 					assertThat(leaderShards).hasSize(4).doesNotContainAnyElementsOf(followerShards);
 					assertThat(verbs).containsKey("/events");
+					routesToTheLeader(verbs);
 				});
 			}
 			takeRequests(server, verbs);
@@ -447,7 +498,7 @@ class KubernetesManifestsTests {
 	 * sample-b takes them, and stops and releases them too.
 	 */
 	private static Map<String, Set<String>> verbsSentByTheSampleForLife() throws InterruptedException {
-		KubernetesMockServer server = startApiServer();
+		KubernetesMockServer server = startApiServer(FOR_LIFE);
 		Map<String, Set<String>> verbs = new TreeMap<>();
 		List<ConfigurableApplicationContext> started = new ArrayList<>();
 		try {
@@ -477,7 +528,10 @@ class KubernetesManifestsTests {
 					"--leader.election.release-on-shutdown=false");
 			started.add(first);
 			LeaderElector firstElector = first.getBean(LeaderElector.class);
-			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> leadsAll(server, verbs, firstElector));
+			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+				leadsAll(server, verbs, firstElector);
+				routesToTheLeader(verbs);
+			});
 			ConfigurableApplicationContext follower = startInPod(FOR_LIFE, server, "sample-b");
 			started.add(follower);
 			LeaderElector followerElector = follower.getBean(LeaderElector.class);
@@ -509,11 +563,24 @@ class KubernetesManifestsTests {
 		}
 	}
 
-	private static KubernetesMockServer startApiServer() {
+	/** A CRUD API server holding the variant's leader-only Service, as {@code kubectl apply -k} leaves it. */
+	private static KubernetesMockServer startApiServer(String variant) {
 		KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
 				new KubernetesCrudDispatcher(), false);
 		server.init(InetAddress.getLoopbackAddress(), 0);
+		try (KubernetesClient client = server.createClient()) {
+			client.services().inNamespace(NAMESPACE).resource(serialization.clone(service(variant, LEADER_SERVICE))).create();
+		}
 		return server;
+	}
+
+	/**
+	 * Asserts that the leader has written the leader-only Service's EndpointSlice: it created it,
+	 * which only the leader does (a read by the test would count as one of the sample's).
+	 */
+	private static void routesToTheLeader(Map<String, Set<String>> verbs) {
+		assertThat(verbs).containsKey("discovery.k8s.io/endpointslices");
+		assertThat(verbs.get("discovery.k8s.io/endpointslices")).contains("create");
 	}
 
 	/**
@@ -581,6 +648,7 @@ class KubernetesManifestsTests {
 					: switch (env.getValueFrom().getFieldRef().getFieldPath()) {
 						case "metadata.name" -> podName;
 						case "metadata.namespace" -> NAMESPACE;
+						case "status.podIP" -> POD_IPS.get(podName);
 						default -> throw new AssertionError("Unexpected fieldRef in " + env);
 					});
 		}
@@ -741,8 +809,21 @@ class KubernetesManifestsTests {
 		return ((Map<?, ?>) object.get("metadata")).get("name");
 	}
 
+	/** The one object of the type in the variant. */
 	private static <T extends HasMetadata> T resource(String variant, Class<T> type) {
-		return type.cast(variants.get(variant).get(type));
+		List<HasMetadata> ofType = variants.get(variant).values().stream().filter(type::isInstance).toList();
+		assertThat(ofType).as("the %s of %s", type.getSimpleName(), variant).hasSize(1);
+		return type.cast(ofType.get(0));
+	}
+
+	private static Service service(String variant, String name) {
+		HasMetadata service = variants.get(variant).get("Service/" + name);
+		assertThat(service).as("Service %s of %s", name, variant).isInstanceOf(Service.class);
+		return (Service) service;
+	}
+
+	private static String key(HasMetadata resource) {
+		return resource.getKind() + "/" + resource.getMetadata().getName();
 	}
 
 	private static Container container(String variant) {

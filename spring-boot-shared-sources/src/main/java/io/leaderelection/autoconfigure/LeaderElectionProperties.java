@@ -94,6 +94,14 @@ public class LeaderElectionProperties {
 
 	private final ShedLock shedlock = new ShedLock();
 
+	// ---- routing: the leader-only Service and Pod label
+
+	private final Routing routing = new Routing();
+
+	public Routing getRouting() {
+		return this.routing;
+	}
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -259,6 +267,14 @@ public class LeaderElectionProperties {
 
 		private final ConfigMapMigration configMapMigration = new ConfigMapMigration();
 
+		// ---- routing of this election
+
+		private final Routing routing = new Routing();
+
+		public Routing getRouting() {
+			return this.routing;
+		}
+
 		/**
 		 * How this election campaigns, 'lease' or 'for-life'. Defaults to leader.election.mode.
 		 */
@@ -422,6 +438,68 @@ public class LeaderElectionProperties {
 		}
 
 	}
+
+	// ---- routing: the leader-only Service and Pod label
+
+	/**
+	 * Leader-only traffic: an EndpointSlice naming the election's leader alone, for a Service without selector, and a label on each replica's Pod telling whether it leads. The top-level block routes the default election and gives the other elections' defaults, but for the Service, which each election names on its own.
+	 */
+	public static class Routing {
+
+		/**
+		 * Name of a Service without selector, in the Leases' namespace, whose EndpointSlice (of the same name) names only the election's leader. Defaults to none, no EndpointSlice; a named election's is never inherited.
+		 */
+		private String service;
+
+		/**
+		 * This replica's IPv4 or IPv6 address in the EndpointSlice. Defaults to leader.election.routing.address for a named election, else $POD_IP, set from the downward API (status.podIP).
+		 */
+		private String address;
+
+		/**
+		 * Ports of this replica in the EndpointSlice, by name: each port of the Service reaches the port of its own name. Defaults to leader.election.routing.ports for a named election, else the web server's port, named 'http'.
+		 */
+		private Map<String, String> ports = new LinkedHashMap<>();
+
+		/**
+		 * Whether to label this replica's Pod leaderelection.io/<election>: leader or follower; needs 'patch' on 'pods'. Defaults to leader.election.routing.pod-label for a named election, else true for an election with a Service and false otherwise.
+		 */
+		private Boolean podLabel;
+
+		public String getService() {
+			return this.service;
+		}
+
+		public void setService(String service) {
+			this.service = service;
+		}
+
+		public String getAddress() {
+			return this.address;
+		}
+
+		public void setAddress(String address) {
+			this.address = address;
+		}
+
+		public Map<String, String> getPorts() {
+			return this.ports;
+		}
+
+		public void setPorts(Map<String, String> ports) {
+			this.ports = ports;
+		}
+
+		public Boolean getPodLabel() {
+			return this.podLabel;
+		}
+
+		public void setPodLabel(Boolean podLabel) {
+			this.podLabel = podLabel;
+		}
+
+	}
+
 
 	/**
 	 * Kubernetes Events on the Leases.

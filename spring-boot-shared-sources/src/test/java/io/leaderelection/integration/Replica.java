@@ -113,7 +113,7 @@ final class Replica implements AutoCloseable {
 		return this.name;
 	}
 
-	private static int freePort() {
+	static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}

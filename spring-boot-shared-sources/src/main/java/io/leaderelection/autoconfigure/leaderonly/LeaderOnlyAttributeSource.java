@@ -19,15 +19,19 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ConcurrentReferenceHashMap;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.web.bind.annotation.RequestMapping;
 
 /**
  * Finds the {@link LeaderOnly} that applies to a method call: on the method (or the interface
  * method it implements), else on its class for every public method. A {@code Lifecycle} class
  * annotated at type level is gated as a whole instead: its start and auto-startup.
  */
-class LeaderOnlyAttributeSource {
+public class LeaderOnlyAttributeSource {
 
 	private static final Optional<LeaderOnly> NONE = Optional.empty();
+
+	private static final boolean WEB_PRESENT = ClassUtils
+		.isPresent("org.springframework.web.bind.annotation.RequestMapping", LeaderOnlyAttributeSource.class.getClassLoader());
 
 	/**
 	 * Whether a class carries the annotation anywhere, for the JVM's life: annotations on a class
@@ -64,9 +68,18 @@ class LeaderOnlyAttributeSource {
 	}
 
 	/** The annotation gating calls of the method on the class, or {@code null}. */
-	LeaderOnly find(Method method, Class<?> targetClass) {
+	public LeaderOnly find(Method method, Class<?> targetClass) {
 		return this.cache.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> lookUp(method, targetClass))
 			.orElse(null);
+	}
+
+	/**
+	 * Whether the method handles web requests ({@code @RequestMapping} or one of its shortcuts):
+	 * a call refused there must not answer as if it had run, so it throws, and the web layer
+	 * answers 503.
+	 */
+	boolean handlesRequests(Method method, Class<?> targetClass) {
+		return WEB_PRESENT && RequestMappings.annotates(AopUtils.getMostSpecificMethod(method, targetClass));
 	}
 
 	/** The type-level annotation of a Lifecycle class, which gates its start; {@code null} when none. */
@@ -138,6 +151,15 @@ class LeaderOnlyAttributeSource {
 	private static boolean isObjectMethod(Method method) {
 		return AopUtils.isToStringMethod(method) || AopUtils.isEqualsMethod(method)
 				|| AopUtils.isHashCodeMethod(method);
+	}
+
+	/** Loaded only where spring-web is. */
+	private static final class RequestMappings {
+
+		static boolean annotates(Method method) {
+			return AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class);
+		}
+
 	}
 
 }

@@ -87,7 +87,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		LeaderCalls.Call call = this.registry.obtain().enter(election, leaderOnly.interruptOnRevoke(), method);
 		if (call == null) {
 			invocations.record(election, Outcome.REFUSED);
-			if (leaderOnly.throwIfNotLeader()) {
+			if (throwsIfNotLeader(leaderOnly, method, targetClass)) {
 				throw NotLeaderException.shuttingDown(election, holderSeen(election));
 			}
 			return emptyResult(method.getReturnType());
@@ -96,7 +96,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		if (!this.elector.obtain().isLeader(election)) {
 			call.exit();
 			invocations.record(election, Outcome.SKIPPED);
-			return notLeader(leaderOnly, election, method);
+			return notLeader(leaderOnly, election, method, targetClass);
 		}
 		invocations.record(election, Outcome.EXECUTED);
 		return proceed(invocation, call::returned, (afterReturn) -> {
@@ -185,11 +185,16 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		return invocation.proceed();
 	}
 
-	private Object notLeader(LeaderOnly leaderOnly, String election, Method method) {
-		if (leaderOnly.throwIfNotLeader()) {
+	private Object notLeader(LeaderOnly leaderOnly, String election, Method method, Class<?> targetClass) {
+		if (throwsIfNotLeader(leaderOnly, method, targetClass)) {
 			throw new NotLeaderException(election, holderSeen(election));
 		}
 		return emptyResult(method.getReturnType());
+	}
+
+	/** Asked for on the annotation, or a web request handler, which must not answer as if it had run. */
+	private boolean throwsIfNotLeader(LeaderOnly leaderOnly, Method method, Class<?> targetClass) {
+		return leaderOnly.throwIfNotLeader() || this.attributes.handlesRequests(method, targetClass);
 	}
 
 	private String holderSeen(String election) {

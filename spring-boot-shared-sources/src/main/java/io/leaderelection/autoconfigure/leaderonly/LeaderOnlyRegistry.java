@@ -31,10 +31,16 @@ public class LeaderOnlyRegistry extends LeaderCalls {
 		this.invocations = invocations;
 	}
 
-	/** Registers a lifecycle bean to start on grant and stop on revoke of the election. */
-	void register(String election, Lifecycle bean, String beanName) {
-		this.lifecycles.computeIfAbsent(election, (name) -> new CopyOnWriteArrayList<>())
-			.add(new GatedLifecycle(bean, beanName));
+	/**
+	 * Registers a lifecycle to start on grant and stop on revoke of the election, and before a
+	 * release of its own accord: a gated bean, or leader work the auto-configuration keeps, such
+	 * as the route to the leader. Lifecycles start in the order of their phase, lowest first, and
+	 * stop highest first.
+	 * @param name the name of the bean, or what the lifecycle is, for the log
+	 */
+	public void register(String election, Lifecycle lifecycle, String name) {
+		this.lifecycles.computeIfAbsent(election, (ignored) -> new CopyOnWriteArrayList<>())
+			.add(new GatedLifecycle(lifecycle, name));
 	}
 
 	/** Counts and interrupts (where asked) the calls still running. */

@@ -1,0 +1,293 @@
+package io.leaderelection.kubernetes;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+import io.leaderelection.engine.LeaseStoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The way to the leader of one election, kept by every replica: the EndpointSlice of a Service
+ * without selector, which names this replica while it leads and is emptied when it stops, and a
+ * label on this replica's Pod, {@code leaderelection.io/<election>: leader} or {@code follower}.
+ * Either may be left out. Created by {@link KubernetesLeaseStores#route}.
+ * <p>
+ * {@link #lead} and {@link #follow} say what the route should be; each change is written in the
+ * order asked, one after the other, and a write that fails is tried again every retry period for
+ * as long as nothing else was asked. The caller orders the changes with the term: {@code lead}
+ * once its term began, {@code follow} when its gate closed, waiting for it before a release of
+ * its own accord.
+ */
+public final class LeaderRoute implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaderRoute.class);
+
+	private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+	private final String election;
+
+	private final LeaderEndpointSlice slice;
+
+	private final PodRoleLabel label;
+
+	private final Duration timeout;
+
+	private final Duration retryPeriod;
+
+	private final Object lock = new Object();
+
+	/** What was asked last; {@code null} before anything was. Guarded by the lock. */
+	private Wanted wanted;
+
+	/** Counts what was asked; a write for an earlier count is no longer wanted. Guarded by the lock. */
+	private long generation;
+
+	/** Whether the slice and the label are as last asked. Guarded by the lock. */
+	private boolean sliceDone;
+
+	private boolean labelDone;
+
+	/** The last change asked for, written or not: the next one waits for it. Guarded by the lock. */
+	private CompletableFuture<Void> tail = DONE;
+
+	/**
+	 * The fencing token of the last term the slice was written under, or may have been (a write
+	 * without answer may have landed), until it is withdrawn. Guarded by the lock.
+	 */
+	private Long namedUnder;
+
+	/** Why the last write failed, {@code null} once all were written. */
+	private volatile String problem;
+
+	/** The status code of the failure logged last, {@code -1} while none is. Guarded by the lock. */
+	private int loggedCode = -1;
+
+	private boolean closed;
+
+	LeaderRoute(String election, LeaderEndpointSlice slice, PodRoleLabel label, Duration timeout,
+			Duration retryPeriod) {
+		this.election = election;
+		this.slice = slice;
+		this.label = label;
+		this.timeout = timeout;
+		this.retryPeriod = retryPeriod;
+	}
+
+	/**
+	 * This replica leads the election under the given term: the slice is to name it, unless a
+	 * newer term wrote it, and its Pod is labelled {@code leader}.
+	 * @return completes once the first attempt at writing that ended, written or not
+	 */
+	public CompletableFuture<Void> lead(long fencingToken) {
+		return want(new Wanted(true, fencingToken));
+	}
+
+	/**
+	 * This replica does not lead the election: the slice is to be emptied if it still names this
+	 * replica under the last term it was written under, and its Pod is labelled {@code follower}.
+	 * @return completes once the first attempt at writing that ended, written or not
+	 */
+	public CompletableFuture<Void> follow() {
+		return want(new Wanted(false, 0));
+	}
+
+	/** What the route writes, for a log line. */
+	public String describe() {
+		List<String> parts = new ArrayList<>();
+		if (this.slice != null) {
+			parts.add(this.slice.describe());
+		}
+		if (this.label != null) {
+			parts.add(this.label.describe());
+		}
+		return "route of election '" + this.election + "' (" + String.join(", ", parts) + ")";
+	}
+
+	/** Why the last write failed, {@code null} once everything asked was written. */
+	public String problem() {
+		return this.problem;
+	}
+
+	/** Stops trying again; what is on its way still ends. */
+	@Override
+	public void close() {
+		synchronized (this.lock) {
+			this.closed = true;
+		}
+	}
+
+	private CompletableFuture<Void> want(Wanted wanted) {
+		synchronized (this.lock) {
+			this.wanted = wanted;
+			this.generation++;
+			this.sliceDone = this.slice == null;
+			this.labelDone = this.label == null;
+			return enqueue(this.generation);
+		}
+	}
+
+	/** Queues a write of what was asked, behind the writes before it. Holds the lock. */
+	private CompletableFuture<Void> enqueue(long generation) {
+		CompletableFuture<Void> step = this.tail.handle((ignored, failure) -> null)
+			.thenCompose((ignored) -> write(generation));
+		this.tail = step;
+		return step;
+	}
+
+	/** Writes what is still to be written of the given generation, if it is still wanted; never fails. */
+	private CompletableFuture<Void> write(long generation) {
+		Wanted now;
+		boolean writeSlice;
+		boolean writeLabel;
+		Long withdrawn;
+		synchronized (this.lock) {
+			if (generation != this.generation || this.closed) {
+				return DONE;
+			}
+			now = this.wanted;
+			writeSlice = !this.sliceDone;
+			writeLabel = !this.labelDone;
+			if (now.leading() && writeSlice) {
+				this.namedUnder = now.fencingToken();
+			}
+			withdrawn = this.namedUnder;
+		}
+		// composed onto a completed future, so that a write failing before it is sent fails the future
+		CompletableFuture<Void> sliceWritten = writeSlice ? DONE.thenCompose((ignored) -> writeSlice(now, withdrawn))
+				: DONE;
+		return sliceWritten.handle((ignored, failure) -> failure).thenCompose((sliceFailure) -> {
+			CompletableFuture<Void> labelWritten = writeLabel ? DONE.thenCompose((ignored) -> this.label
+				.set(now.leading() ? PodRoleLabel.LEADER : PodRoleLabel.FOLLOWER, this.timeout)) : DONE;
+			return labelWritten.handle((ignored, labelFailure) -> {
+				ended(generation, sliceFailure, labelFailure);
+				return null;
+			});
+		});
+	}
+
+	private CompletableFuture<Void> writeSlice(Wanted now, Long withdrawn) {
+		if (now.leading()) {
+			return this.slice.name(now.fencingToken(), this.timeout).thenAccept((named) -> {
+				if (named) {
+					logger.info("{} names this replica as leader of election '{}' (fencing token {})",
+							this.slice.describe(), this.election, now.fencingToken());
+				}
+				else {
+					forget(now.fencingToken());
+					logger.info("{} is left to a newer term of election '{}' than this replica's (fencing token {})",
+							this.slice.describe(), this.election, now.fencingToken());
+				}
+			});
+		}
+		if (withdrawn == null) {
+			return DONE;
+		}
+		return this.slice.withdraw(withdrawn, this.timeout).thenAccept((emptied) -> {
+			forget(withdrawn);
+			if (emptied) {
+				logger.info("{} emptied: this replica no longer leads election '{}' (fencing token {})",
+						this.slice.describe(), this.election, withdrawn);
+			}
+		});
+	}
+
+	/** The slice no longer names this replica under the given term. */
+	private void forget(long fencingToken) {
+		synchronized (this.lock) {
+			if (this.namedUnder != null && this.namedUnder == fencingToken) {
+				this.namedUnder = null;
+			}
+		}
+	}
+
+	/** Takes note of how a write ended: done, or to be tried again a retry period from now. */
+	private void ended(long generation, Throwable sliceFailure, Throwable labelFailure) {
+		synchronized (this.lock) {
+			if (generation != this.generation) {
+				return;
+			}
+			this.sliceDone |= sliceFailure == null;
+			this.labelDone |= labelFailure == null;
+			Throwable failure = (sliceFailure != null) ? sliceFailure : labelFailure;
+			if (failure == null) {
+				if (this.problem != null) {
+					logger.info("The {} is written again", describe());
+				}
+				this.problem = null;
+				this.loggedCode = -1;
+				return;
+			}
+			failed(unwrap(failure));
+			if (!this.closed) {
+				CompletableFuture.delayedExecutor(this.retryPeriod.toNanos(), TimeUnit.NANOSECONDS)
+					.execute(() -> retry(generation));
+			}
+		}
+	}
+
+	private void retry(long generation) {
+		synchronized (this.lock) {
+			if (generation == this.generation && !this.closed) {
+				enqueue(generation);
+			}
+		}
+	}
+
+	/** Logs a kind of failure once, until a write succeeds again. Holds the lock. */
+	private void failed(Throwable failure) {
+		int code = (failure instanceof LeaseStoreException storeFailure) ? storeFailure.getStatusCode() : 0;
+		this.problem = "Cannot write the " + describe() + ": " + failure.getMessage();
+		if (this.loggedCode != code) {
+			this.loggedCode = code;
+			logger.warn("{}; trying again every {} ms while it is wanted", this.problem, this.retryPeriod.toMillis());
+		}
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+	}
+
+	/**
+	 * What the route should be.
+	 *
+	 * @param leading whether this replica leads
+	 * @param fencingToken the fencing token of the term it leads under; 0 when it does not lead
+	 */
+	private record Wanted(boolean leading, long fencingToken) {
+
+	}
+
+	/**
+	 * This replica's endpoint in the EndpointSlice of a Service.
+	 *
+	 * @param service the name of the Service, without selector, and of its EndpointSlice
+	 * @param address this replica's IPv4 or IPv6 address
+	 * @param ports the ports by name; a Service port is routed to the port of its own name
+	 * @param podName the Pod this replica runs in, named as the endpoint's target; {@code null}
+	 * when unknown
+	 * @param serviceUid the uid of the Service, whose deletion then deletes the slice too;
+	 * {@code null} when unknown
+	 */
+	public record Endpoint(String service, String address, Map<String, Integer> ports, String podName,
+			String serviceUid) {
+
+		public Endpoint {
+			ports = Collections.unmodifiableMap(new TreeMap<>(ports));
+		}
+
+		/** The slice's address type: {@code IPv6} for an address with a colon, else {@code IPv4}. */
+		String addressType() {
+			return this.address.contains(":") ? "IPv6" : "IPv4";
+		}
+
+	}
+
+}
