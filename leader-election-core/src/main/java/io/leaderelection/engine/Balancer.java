@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.leaderelection.LeaderStatus;
@@ -117,10 +118,13 @@ final class Balancer {
 		this.nextTick = this.runtime.scheduler().schedule(this::tick, 0);
 	}
 
-	/** Stops handing over and claiming, and tells the others this replica left. */
-	synchronized void stop() {
+	/**
+	 * Stops handing over and claiming, and tells the others this replica left.
+	 * @return completes once the leave was written, or could not be
+	 */
+	synchronized CompletableFuture<Void> stop() {
 		if (!this.running) {
-			return;
+			return CompletableFuture.completedFuture(null);
 		}
 		this.running = false;
 		if (this.nextTick != null) {
@@ -129,13 +133,14 @@ final class Balancer {
 		if (this.following != null) {
 			this.following.close();
 		}
-		if (this.store != null) {
-			this.store.leave(this.group, this.identity, Duration.ofNanos(this.renewDeadlineNanos))
-				.exceptionally((failure) -> {
-					logger.debug("Leaving group '{}' was not written: {}", this.group, failure.toString());
-					return null;
-				});
+		if (this.store == null) {
+			return CompletableFuture.completedFuture(null);
 		}
+		return this.store.leave(this.group, this.identity, Duration.ofNanos(this.renewDeadlineNanos))
+			.exceptionally((failure) -> {
+				logger.debug("Leaving group '{}' was not written: {}", this.group, failure.toString());
+				return null;
+			});
 	}
 
 	/**

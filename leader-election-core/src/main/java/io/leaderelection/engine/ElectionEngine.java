@@ -129,7 +129,8 @@ public final class ElectionEngine implements LeaderElector {
 	/**
 	 * Refuses new leader work and stops campaigning in every election: each gate closes, the
 	 * leader work drains and then, with {@code release}, each held Lease is released; the future
-	 * completes when every release was answered, failed or given up.
+	 * completes when every release, and every leave of a balanced group, was answered, failed or
+	 * given up.
 	 */
 	public CompletableFuture<Void> stop(boolean release) {
 		return stop(release, RevocationCause.SHUTDOWN);
@@ -143,8 +144,9 @@ public final class ElectionEngine implements LeaderElector {
 	 */
 	public CompletableFuture<Void> stop(boolean release, RevocationCause cause) {
 		this.work.refuseCalls();
-		this.balancers.forEach(Balancer::stop);
+		// the others learn that this replica left as its elections stop, and balance without it
 		List<CompletableFuture<Void>> releases = new ArrayList<>();
+		this.balancers.forEach((balancer) -> releases.add(balancer.stop()));
 		for (Election election : this.elections.values()) {
 			releases.add(election.stop(release, cause));
 		}

@@ -103,11 +103,27 @@ public final class CrudKubernetesServer implements AutoCloseable, AfterAllCallba
 
 	/**
 	 * Creates the Lease as a holder leaves it when it releases it: no holder, a lease duration of
-	 * one second. The first candidate takes it at once, where a missing Lease is created only
-	 * after it was seen missing for a lease duration.
+	 * one second. A candidate that never saw it held claims it once it stayed unchanged for a lease
+	 * duration, as any other version.
 	 */
 	public void createReleased(String namespace, String name) {
 		createHeld(namespace, name, "", 1);
+	}
+
+	/**
+	 * Writes the Lease as its holder does when it releases it: no holder, renewed now. A
+	 * candidate that saw it held claims it at once.
+	 */
+	public void release(String namespace, String name) {
+		this.client.leases()
+			.inNamespace(namespace)
+			.withName(name)
+			.edit((lease) -> new LeaseBuilder(lease).editSpec()
+				.withHolderIdentity("")
+				.withRenewTime(ZonedDateTime.now(ZoneOffset.UTC))
+				.withLeaseDurationSeconds(1)
+				.endSpec()
+				.build());
 	}
 
 	/** Creates the Lease as its holder writes it when it acquires it, renewed now. */

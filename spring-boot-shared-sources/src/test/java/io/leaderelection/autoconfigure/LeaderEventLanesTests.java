@@ -71,14 +71,16 @@ class LeaderEventLanesTests {
 	void aGrantListenerOfOneElectionBlockingForAMinuteDelaysNeitherTheEventsNorTheGatedBeansOfAnother() {
 		String prefix = freshPrefix();
 		server.createReleased(NAMESPACE, prefix + "-a");
+		// held by another for long: b is not granted until that one lets it go
+		server.createHeld(NAMESPACE, prefix + "-b", "another-replica", 60);
 		replica(prefix).run((context) -> {
 			BlockingGrantListenerOfA blocking = context.getBean(BlockingGrantListenerOfA.class);
 			try {
 				assertThat(blocking.entered.await(WAIT.toSeconds(), TimeUnit.SECONDS))
 					.as("a's grant listener was called")
 					.isTrue();
-				// b's Lease appears only now, so b is granted while a's listener blocks
-				server.createReleased(NAMESPACE, prefix + "-b");
+				// b's Lease is released only now, so b is granted while a's listener blocks
+				server.release(NAMESPACE, prefix + "-b");
 				LeaderElector elector = context.getBean(LeaderElector.class);
 				LeaderEvents events = context.getBean(LeaderEvents.class);
 				GatedWorkOfB gatedB = context.getBean(GatedWorkOfB.class);
