@@ -69,8 +69,12 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		}
 		String election = election(leaderOnly, invocation, targetClass);
 		LeaderOnlyInvocations invocations = this.invocations.obtain();
-		LeaderCalls.Call call = this.registry.obtain().enter(election, leaderOnly.interruptOnRevoke(), method);
-		if (call == null) {
+		LeaderOnlyRegistry registry = this.registry.obtain();
+		// a request handler called by the web layer, which registered the request on this thread
+		boolean partOfRequest = registry.isUnderWayHere(election, AopUtils.getMostSpecificMethod(method, targetClass));
+		LeaderCalls.Call call = partOfRequest ? null
+				: registry.enter(election, leaderOnly.interruptOnRevoke(), method);
+		if (call == null && !partOfRequest) {
 			invocations.record(election, Outcome.REFUSED);
 			if (throwsIfNotLeader(leaderOnly, method, targetClass)) {
 				throw NotLeaderException.shuttingDown(election, holderSeen(election));
@@ -86,7 +90,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 			}
 			invocations.record(election, Outcome.EXECUTED);
 			Object result = invocation.proceed();
-			if (result instanceof CompletionStage<?> stage) {
+			if (call != null && result instanceof CompletionStage<?> stage) {
 				// The call goes on until its future completes: a release waits for that too.
 				call.returned();
 				endsLater = true;
@@ -95,7 +99,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 			return result;
 		}
 		finally {
-			if (!endsLater) {
+			if (call != null && !endsLater) {
 				call.exit();
 			}
 		}
