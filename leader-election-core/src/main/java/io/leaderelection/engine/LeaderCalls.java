@@ -45,6 +45,31 @@ public class LeaderCalls implements LeaderWork {
 		}
 	}
 
+	/**
+	 * Counts work started on no thread of its own as a call under way until it completes, so that
+	 * a drain waits for it: work the gate's closing started, such as withdrawing the route to the
+	 * leader, which is counted while calls are refused too.
+	 * @param what what the work is, for the log when it outlasts a drain
+	 */
+	public void underWay(String election, CompletableFuture<?> work, Object what) {
+		Set<Call> calls = this.running.computeIfAbsent(election, (name) -> new HashSet<>());
+		Call call = new Call(calls, Thread.currentThread(), false, what, null);
+		synchronized (calls) {
+			call.onThread = false;
+			calls.add(call);
+		}
+		work.whenComplete((ignored, failure) -> call.ended());
+	}
+
+	/**
+	 * Whether the innermost call under way on this thread is one of the election's, registered
+	 * for {@code what}: a call made within it for the same thing is part of it, not another one.
+	 */
+	public boolean isUnderWayHere(String election, Object what) {
+		Call current = CURRENT.get();
+		return current != null && current.runningCalls == this.running.get(election) && current.what.equals(what);
+	}
+
 	/** Whether calls are refused: the engine is stopping. */
 	public boolean isRefusing() {
 		return this.refusing;

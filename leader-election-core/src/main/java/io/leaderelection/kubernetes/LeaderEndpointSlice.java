@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -188,8 +187,7 @@ final class LeaderEndpointSlice {
 	/** Reads the slice again and retries after a lost race; fails with anything else. */
 	private CompletableFuture<Boolean> retryOnConflict(Throwable failure, int conflicts,
 			Supplier<CompletableFuture<Boolean>> retry) {
-		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-				: failure;
+		Throwable cause = LeaderRoute.unwrap(failure);
 		this.written = null;
 		if (cause instanceof LeaseConflictException && conflicts < MAX_CONFLICTS) {
 			return retry.get();

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * order asked, one after the other, and a write that fails is tried again every retry period for
  * as long as nothing else was asked. The caller orders the changes with the term: {@code lead}
  * once its term began, {@code follow} when its gate closed, waiting for it before a release of
- * its own accord.
+ * its own accord. A change asked while a write of the one before is under way waits only for the
+ * call on its way, not for the rest of that write.
  */
 public final class LeaderRoute implements AutoCloseable {
 
@@ -57,6 +58,9 @@ public final class LeaderRoute implements AutoCloseable {
 
 	/** The last change asked for, written or not: the next one waits for it. Guarded by the lock. */
 	private CompletableFuture<Void> tail = DONE;
+
+	/** Completes once what was asked last is written, or no longer wanted. Guarded by the lock. */
+	private CompletableFuture<Void> settled = DONE;
 
 	/**
 	 * The fencing token of the last term the slice was written under, or may have been (a write
@@ -93,10 +97,14 @@ public final class LeaderRoute implements AutoCloseable {
 	/**
 	 * This replica does not lead the election: the slice is to be emptied if it still names this
 	 * replica under the last term it was written under, and its Pod is labelled {@code follower}.
-	 * @return completes once the first attempt at writing that ended, written or not
+	 * @return completes once both are written (failed writes being tried again meanwhile), or
+	 * when they are no longer wanted: something else was asked since, or the route was closed
 	 */
 	public CompletableFuture<Void> follow() {
-		return want(new Wanted(false, 0));
+		synchronized (this.lock) {
+			want(new Wanted(false, 0));
+			return this.settled;
+		}
 	}
 
 	/** What the route writes, for a log line. */
@@ -121,6 +129,7 @@ public final class LeaderRoute implements AutoCloseable {
 	public void close() {
 		synchronized (this.lock) {
 			this.closed = true;
+			this.settled.complete(null);
 		}
 	}
 
@@ -130,6 +139,8 @@ public final class LeaderRoute implements AutoCloseable {
 			this.generation++;
 			this.sliceDone = this.slice == null;
 			this.labelDone = this.label == null;
+			this.settled.complete(null);
+			this.settled = new CompletableFuture<>();
 			return enqueue(this.generation);
 		}
 	}
@@ -164,7 +175,8 @@ public final class LeaderRoute implements AutoCloseable {
 		CompletableFuture<Void> sliceWritten = writeSlice ? DONE.thenCompose((ignored) -> writeSlice(now, withdrawn))
 				: DONE;
 		return sliceWritten.handle((ignored, failure) -> failure).thenCompose((sliceFailure) -> {
-			CompletableFuture<Void> labelWritten = writeLabel ? DONE.thenCompose((ignored) -> this.label
+			// a change asked meanwhile goes first: it waits for no more than the call that was on its way
+			CompletableFuture<Void> labelWritten = (writeLabel && wanted(generation)) ? DONE.thenCompose((ignored) -> this.label
 				.set(now.leading() ? PodRoleLabel.LEADER : PodRoleLabel.FOLLOWER, this.timeout)) : DONE;
 			return labelWritten.handle((ignored, labelFailure) -> {
 				ended(generation, sliceFailure, labelFailure);
@@ -199,6 +211,12 @@ public final class LeaderRoute implements AutoCloseable {
 		});
 	}
 
+	private boolean wanted(long generation) {
+		synchronized (this.lock) {
+			return generation == this.generation && !this.closed;
+		}
+	}
+
 	/** The slice no longer names this replica under the given term. */
 	private void forget(long fencingToken) {
 		synchronized (this.lock) {
@@ -223,6 +241,9 @@ public final class LeaderRoute implements AutoCloseable {
 				}
 				this.problem = null;
 				this.loggedCode = -1;
+				if (this.sliceDone && this.labelDone) {
+					this.settled.complete(null);
+				}
 				return;
 			}
 			failed(unwrap(failure));
@@ -251,7 +272,8 @@ public final class LeaderRoute implements AutoCloseable {
 		}
 	}
 
-	private static Throwable unwrap(Throwable failure) {
+	/** The failure a completion stage failed with, without the {@link CompletionException} around it. */
+	static Throwable unwrap(Throwable failure) {
 		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 

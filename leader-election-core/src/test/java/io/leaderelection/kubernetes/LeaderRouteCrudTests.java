@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -283,14 +284,55 @@ class LeaderRouteCrudTests {
 		done(route.lead(41));
 		assertThat(route.problem()).contains("404");
 
-		done(route.follow());
+		CompletableFuture<Void> followed = route.follow();
 		createPod("pod-a");
-		await().atMost(TIMEOUT).untilAsserted(
-				() -> assertThat(podLabels("pod-a")).containsEntry("leaderelection.io/default", "follower"));
+		done(followed);
+		assertThat(podLabels("pod-a")).containsEntry("leaderelection.io/default", "follower");
 		// the lead's retries, had they gone on, would label it leader within a retry period
 		await().during(ELECTION.retryPeriod().multipliedBy(3))
 			.atMost(TIMEOUT)
 			.until(() -> "follower".equals(podLabels("pod-a").get("leaderelection.io/default")));
+	}
+
+	/**
+	 * A voluntary release waits for the withdrawal: what it waits for completes once the slice is
+	 * emptied, failed writes being tried again meanwhile, not once the first attempt ended.
+	 */
+	@Test
+	void aWithdrawalCompletesOnceWrittenNotOnceTried() throws Exception {
+		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null);
+		done(route.lead(41));
+		this.dispatcher.failSliceWrites(true);
+
+		CompletableFuture<Void> withdrawn = route.follow();
+		await().atMost(TIMEOUT).until(() -> this.dispatcher.failedWrites() >= 2);
+		assertThat(withdrawn).isNotDone();
+		assertThat(route.problem()).contains("EndpointSlice routes/orders-leader").contains("500");
+		assertThat(addresses(slice())).containsExactly("10.0.0.1");
+
+		this.dispatcher.failSliceWrites(false);
+		done(withdrawn);
+		assertThat(addresses(slice())).isEmpty();
+		assertThat(route.problem()).isNull();
+	}
+
+	/** A withdrawal no longer wanted, a newer term of this replica's having begun, is waited for no longer. */
+	@Test
+	void aWithdrawalOvertakenByANewTermIsNoLongerWaitedFor() throws Exception {
+		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null);
+		done(route.lead(41));
+		this.dispatcher.failSliceWrites(true);
+		CompletableFuture<Void> withdrawn = route.follow();
+		await().atMost(TIMEOUT).until(() -> this.dispatcher.failedWrites() >= 1);
+
+		route.lead(45);
+
+		done(withdrawn);
+		this.dispatcher.failSliceWrites(false);
+		await().atMost(TIMEOUT)
+			.untilAsserted(() -> assertThat(slice().getMetadata().getAnnotations())
+				.containsEntry("leaderelection.io/fencing-token", "45"));
+		assertThat(addresses(slice())).containsExactly("10.0.0.1");
 	}
 
 	private LeaderRoute route(String holder, String address, Map<String, Integer> ports, String podName) {
@@ -364,6 +406,19 @@ class LeaderRouteCrudTests {
 
 		private volatile RecordedRequest held;
 
+		private volatile boolean failing;
+
+		private final AtomicInteger failed = new AtomicInteger();
+
+		/** Answers every write of an EndpointSlice 500 while on. */
+		void failSliceWrites(boolean failing) {
+			this.failing = failing;
+		}
+
+		int failedWrites() {
+			return this.failed.get();
+		}
+
 		void holdNextUpdate() {
 			this.holdNext = true;
 		}
@@ -376,6 +431,12 @@ class LeaderRouteCrudTests {
 
 		@Override
 		public MockResponse dispatch(RecordedRequest request) {
+			if (this.failing && !"GET".equals(request.getMethod()) && request.getPath().contains("/endpointslices")) {
+				this.failed.incrementAndGet();
+				return new MockResponse().setResponseCode(500)
+					.setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+							+ "\"message\":\"etcd unavailable\",\"code\":500}");
+			}
 			if (this.holdNext && "PUT".equals(request.getMethod()) && request.getPath().contains("/endpointslices/")) {
 				this.holdNext = false;
 				this.held = request;

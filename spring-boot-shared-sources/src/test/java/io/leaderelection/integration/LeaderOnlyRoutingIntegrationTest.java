@@ -26,6 +26,7 @@ import org.netcrusher.tcp.TcpCrusher;
 import org.netcrusher.tcp.TcpCrusherBuilder;
 
 import org.springframework.boot.WebApplicationType;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -159,8 +160,32 @@ class LeaderOnlyRoutingIntegrationTest {
 			.allSatisfy((version) -> assertThat(addresses(version)).hasSizeLessThanOrEqualTo(1));
 	}
 
+	/**
+	 * A leader cut off from the API loses its gate while the withdrawal of its route cannot be
+	 * written: its other leader work stops as soon as the gate closes, not once the withdrawal gave
+	 * up, so that it does not run beside the successor's.
+	 */
+	@Test
+	void aLostGateStopsTheLeaderWorkAtOnceWhileTheWithdrawalCannotBeWritten() {
+		WebStackReplica a = start("a", "pod-a", "127.0.0.1", Poller.class);
+		TcpCrusher aTraffic = this.proxies.get(this.proxies.size() - 1);
+		await().atMost(TIMEOUT).until(() -> a.elector().isLeader());
+		await().atMost(TIMEOUT).until(() -> route() != null);
+		Poller poller = a.bean(Poller.class);
+		assertThat(poller.isRunning()).isTrue();
+
+		aTraffic.freeze();
+		await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(10)).until(() -> !a.elector().isLeader());
+		long gateClosed = System.nanoTime();
+		// the withdrawal alone may take two calls of a renew deadline (8 s) each
+		await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(10)).until(() -> !poller.isRunning());
+		assertThat(Duration.ofNanos(poller.stoppedAt() - gateClosed)).isLessThan(Duration.ofSeconds(3));
+		aTraffic.unfreeze();
+		await().atMost(TIMEOUT).until(() -> route() == null);
+	}
+
 	/** A replica whose API traffic goes through a proxy of its own, which the test can cut. */
-	private WebStackReplica start(String identity, String pod, String address) {
+	private WebStackReplica start(String identity, String pod, String address, Class<?>... leaderWork) {
 		TcpCrusher proxy = TcpCrusherBuilder.builder()
 			.withReactor(this.reactor)
 			.withBindAddress("127.0.0.1", Replica.freePort())
@@ -172,8 +197,11 @@ class LeaderOnlyRoutingIntegrationTest {
 		properties.put("leader.election.routing.service", SERVICE);
 		properties.put("POD_NAME", pod);
 		properties.put("POD_IP", address);
+		List<Class<?>> components = new ArrayList<>(List.of(leaderWork));
+		components.add(Work.class);
 		WebStackReplica replica = WebStackReplica.start(WebApplicationType.SERVLET, identity,
-				CrudApiServer.clientFor(proxy.getBindAddress().getPort(), identity), properties, Work.class);
+				CrudApiServer.clientFor(proxy.getBindAddress().getPort(), identity), properties,
+				components.toArray(Class<?>[]::new));
 		this.replicas.add(replica);
 		return replica;
 	}
@@ -225,6 +253,41 @@ class LeaderOnlyRoutingIntegrationTest {
 			.onStatus((status) -> true, (request, response) -> {
 			})
 			.toEntity(String.class);
+	}
+
+	/** Leader work of the user's, stopped after the route would be (a lower phase). */
+	@LeaderOnly
+	static class Poller implements SmartLifecycle {
+
+		private volatile boolean running;
+
+		private volatile long stoppedAt;
+
+		@Override
+		public void start() {
+			this.running = true;
+		}
+
+		@Override
+		public void stop() {
+			this.stoppedAt = System.nanoTime();
+			this.running = false;
+		}
+
+		@Override
+		public boolean isRunning() {
+			return this.running;
+		}
+
+		@Override
+		public int getPhase() {
+			return 0;
+		}
+
+		long stoppedAt() {
+			return this.stoppedAt;
+		}
+
 	}
 
 	@RestController

@@ -23,8 +23,9 @@ import org.springframework.web.bind.annotation.RequestMapping;
 
 /**
  * Finds the {@link LeaderOnly} that applies to a method call: on the method (or the interface
- * method it implements), else on its class for every public method. A {@code Lifecycle} class
- * annotated at type level is gated as a whole instead: its start and auto-startup.
+ * method it implements), else on its class for every public method and every web request
+ * handler method, whatever its visibility. A {@code Lifecycle} class annotated at type level is
+ * gated as a whole instead: its start and auto-startup.
  */
 public class LeaderOnlyAttributeSource {
 
@@ -139,9 +140,10 @@ public class LeaderOnlyAttributeSource {
 			return Optional.of(onMethod);
 		}
 		Class<?> type = (targetClass != null) ? targetClass : method.getDeclaringClass();
-		if (Lifecycle.class.isAssignableFrom(type) || !Modifier.isPublic(method.getModifiers())
-				|| method.getDeclaringClass() == Object.class || isObjectMethod(method)
-				|| !ClassUtils.isUserLevelMethod(method)) {
+		// the web layer maps handler methods of any visibility, and its check is what gates them
+		boolean applies = Modifier.isPublic(method.getModifiers()) || handlesRequests(method, targetClass);
+		if (Lifecycle.class.isAssignableFrom(type) || !applies || method.getDeclaringClass() == Object.class
+				|| isObjectMethod(method) || !ClassUtils.isUserLevelMethod(method)) {
 			return NONE;
 		}
 		return Optional.ofNullable(AnnotatedElementUtils.findMergedAnnotation(type, LeaderOnly.class));

@@ -84,8 +84,12 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		}
 		String election = election(leaderOnly, invocation, targetClass);
 		LeaderOnlyInvocations invocations = this.invocations.obtain();
-		LeaderCalls.Call call = this.registry.obtain().enter(election, leaderOnly.interruptOnRevoke(), method);
-		if (call == null) {
+		LeaderOnlyRegistry registry = this.registry.obtain();
+		// a request handler called by the web layer, which registered the request on this thread
+		boolean partOfRequest = registry.isUnderWayHere(election, AopUtils.getMostSpecificMethod(method, targetClass));
+		LeaderCalls.Call call = partOfRequest ? null
+				: registry.enter(election, leaderOnly.interruptOnRevoke(), method);
+		if (call == null && !partOfRequest) {
 			invocations.record(election, Outcome.REFUSED);
 			if (throwsIfNotLeader(leaderOnly, method, targetClass)) {
 				throw NotLeaderException.shuttingDown(election, holderSeen(election));
@@ -94,11 +98,17 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		}
 		// Checked once the call is registered, so that a gate closing after this point finds it.
 		if (!this.elector.obtain().isLeader(election)) {
-			call.exit();
+			if (call != null) {
+				call.exit();
+			}
 			invocations.record(election, Outcome.SKIPPED);
 			return notLeader(leaderOnly, election, method, targetClass);
 		}
 		invocations.record(election, Outcome.EXECUTED);
+		if (call == null) {
+			// the request's registration, which the web layer ends, covers the call
+			return invocation.proceed();
+		}
 		return proceed(invocation, call::returned, (afterReturn) -> {
 			if (afterReturn) {
 				call.ended();

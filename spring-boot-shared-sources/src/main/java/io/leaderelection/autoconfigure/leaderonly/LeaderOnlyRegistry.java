@@ -4,8 +4,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 import io.leaderelection.engine.LeaderCalls;
 import org.slf4j.Logger;
@@ -27,6 +29,8 @@ public class LeaderOnlyRegistry extends LeaderCalls {
 
 	private final Map<String, List<GatedLifecycle>> lifecycles = new ConcurrentHashMap<>();
 
+	private final Map<String, List<GateClosedWork>> gateClosedWork = new ConcurrentHashMap<>();
+
 	public LeaderOnlyRegistry(LeaderOnlyInvocations invocations) {
 		this.invocations = invocations;
 	}
@@ -43,7 +47,18 @@ public class LeaderOnlyRegistry extends LeaderCalls {
 			.add(new GatedLifecycle(lifecycle, name));
 	}
 
-	/** Counts and interrupts (where asked) the calls still running. */
+	/**
+	 * Registers work to start the moment the election's gate closes, before any gated bean
+	 * stops: it must only start the work, not wait for it. A release of our own accord waits for
+	 * the future it returns, as for a call under way, within the drain timeout.
+	 * @param what what the work is, for the log when it outlasts a drain
+	 */
+	public void whenGateCloses(String election, Supplier<CompletableFuture<?>> work, String what) {
+		this.gateClosedWork.computeIfAbsent(election, (ignored) -> new CopyOnWriteArrayList<>())
+			.add(new GateClosedWork(work, what));
+	}
+
+	/** Counts and interrupts (where asked) the calls still running, then starts the gate-closed work. */
 	@Override
 	public void gateClosed(String election) {
 		int runningNow = interruptCalls(election);
@@ -51,6 +66,14 @@ public class LeaderOnlyRegistry extends LeaderCalls {
 			this.invocations.recordRunningAtRevoke(election, runningNow);
 			logger.warn("The gate of election '{}' closed while {} leader-only call(s) were running", election,
 					runningNow);
+		}
+		for (GateClosedWork work : this.gateClosedWork.getOrDefault(election, List.of())) {
+			try {
+				underWay(election, work.work.get(), work.what);
+			}
+			catch (RuntimeException ex) {
+				logger.error("Failed to start the {} of election '{}'", work.what, election, ex);
+			}
 		}
 	}
 
@@ -101,6 +124,10 @@ public class LeaderOnlyRegistry extends LeaderCalls {
 		List<GatedLifecycle> beans = new ArrayList<>(this.lifecycles.getOrDefault(election, List.of()));
 		beans.sort(Comparator.comparingInt(GatedLifecycle::phase));
 		return beans;
+	}
+
+	private record GateClosedWork(Supplier<CompletableFuture<?>> work, String what) {
+
 	}
 
 	private record GatedLifecycle(Lifecycle lifecycle, String name) {

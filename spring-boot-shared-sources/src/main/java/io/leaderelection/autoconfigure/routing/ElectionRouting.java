@@ -27,9 +27,4 @@ record ElectionRouting(ElectionSettings election, String service, String address
 		ports = Map.copyOf(ports);
 	}
 
-	/** Whether the election is routed at all: by a Service, a Pod label, or both. */
-	boolean routed() {
-		return this.service != null || this.podLabel;
-	}
-
 }

@@ -1,29 +1,22 @@
 package io.leaderelection.autoconfigure.routing;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.kubernetes.LeaderRoute;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import org.springframework.context.Lifecycle;
 import org.springframework.context.Phased;
 
 /**
  * The route to the leader as leader work of its election: started on the election's work lane
- * once a term began, it writes the route under that term's fencing token; stopped when the gate
- * closed, and before a release of our own accord, it withdraws it. The last leader work to start
- * and the first to stop, so that traffic comes only once the rest of the leader work runs.
+ * once a term began, it asks for the route under that term's fencing token; withdrawn the moment
+ * the gate closes, a release of our own accord waiting for the withdrawal as for a call under
+ * way. Neither waits on the work lane, which the other leader work shares. The last leader work
+ * to start, so that traffic comes only once the rest of the leader work runs.
  */
 final class GatedRoute implements Lifecycle, Phased {
-
-	private static final Logger logger = LoggerFactory.getLogger(GatedRoute.class);
 
 	private final LeaderRoute route;
 
@@ -31,33 +24,37 @@ final class GatedRoute implements Lifecycle, Phased {
 
 	private final String election;
 
-	/** How long a start or stop waits for the write: the route's own calls are bounded shorter. */
-	private final Duration wait;
-
 	private volatile boolean running;
 
-	GatedRoute(LeaderRoute route, LeaderElector elector, String election, Duration wait) {
+	GatedRoute(LeaderRoute route, LeaderElector elector, String election) {
 		this.route = route;
 		this.elector = elector;
 		this.election = election;
-		this.wait = wait;
 	}
 
-	/** Writes the route under the term held now; a term that already ended writes nothing. */
+	/**
+	 * Asks for the route under the term held now; a term whose gate already closed asks for
+	 * nothing. In step with {@link #withdraw}, which runs once the gate is closed.
+	 */
 	@Override
-	public void start() {
+	public synchronized void start() {
 		LeaderStatus status = this.elector.status(this.election);
 		if (!status.leader() || status.fencingToken() == null) {
 			return;
 		}
 		this.running = true;
-		await(this.route.lead(status.fencingToken()), "written");
+		this.route.lead(status.fencingToken());
 	}
 
+	/** Nothing to wait for: the withdrawal began when the gate closed. */
 	@Override
 	public void stop() {
 		this.running = false;
-		await(this.route.follow(), "withdrawn");
+	}
+
+	/** Asks for the route to be withdrawn; called when the gate closed, so it only enqueues. */
+	synchronized CompletableFuture<?> withdraw() {
+		return this.route.follow();
 	}
 
 	@Override
@@ -68,19 +65,6 @@ final class GatedRoute implements Lifecycle, Phased {
 	@Override
 	public int getPhase() {
 		return Integer.MAX_VALUE;
-	}
-
-	private void await(CompletableFuture<Void> written, String what) {
-		try {
-			written.get(this.wait.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			logger.warn("The {} was not {} within {} ms; it is tried again in the background", this.route.describe(),
-					what, this.wait.toMillis());
-		}
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.leaderelection.autoconfigure.routing;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +17,7 @@ import io.leaderelection.autoconfigure.InvalidLeaderElectionPropertyException;
 import io.leaderelection.autoconfigure.LeaderElectionLifecycle;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyRegistry;
 import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.engine.LeaseStoreException;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 import io.leaderelection.kubernetes.LeaderRoute;
 import org.slf4j.Logger;
@@ -77,11 +77,10 @@ public class LeaderRoutes implements SmartLifecycle, DisposableBean {
 			}
 			this.routes = routes;
 			for (int i = 0; i < routes.size(); i++) {
-				ElectionSettings election = this.routings.get(i).election();
-				// two writes of the route and its label, each bounded by the renew deadline
-				Duration wait = election.renewDeadline().multipliedBy(2).plusSeconds(1);
-				this.registry.register(election.name(), new GatedRoute(routes.get(i), this.elector, election.name(), wait),
-						NAME);
+				String election = this.routings.get(i).election().name();
+				GatedRoute gated = new GatedRoute(routes.get(i), this.elector, election);
+				this.registry.register(election, gated, NAME);
+				this.registry.whenGateCloses(election, gated::withdraw, "withdrawal of the " + routes.get(i).describe());
 			}
 		}
 		// not leading yet: nothing to withdraw, the Pod is labelled follower
@@ -141,7 +140,7 @@ public class LeaderRoutes implements SmartLifecycle, DisposableBean {
 			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
 			logger.warn("Cannot check {} for election '{}' ({}); its EndpointSlice is written all the same, without "
 					+ "the Service as its owner{}", described, election.name(), cause.getMessage(),
-					String.valueOf(cause.getMessage()).contains("403")
+					(cause instanceof LeaseStoreException storeFailure && storeFailure.getStatusCode() == 403)
 							? ": grant 'get' on 'services' to check it at start" : "");
 			return null;
 		}

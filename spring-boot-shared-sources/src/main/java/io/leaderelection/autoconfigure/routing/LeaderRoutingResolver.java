@@ -17,6 +17,8 @@ import io.leaderelection.autoconfigure.LeaderElectionProperties.Routing;
 import io.leaderelection.autoconfigure.LeaderElectionSettings;
 import io.leaderelection.engine.ElectionSettings;
 
+import org.springframework.util.StringUtils;
+
 /**
  * Resolves the {@code routing} properties of every election into {@link ElectionRouting}s,
  * rejecting values that cannot route, naming the property. The top-level block routes the default
@@ -57,7 +59,8 @@ final class LeaderRoutingResolver {
 			Routing own = isDefault || named == null ? top : named.getRouting();
 			String prefix = (own == top) ? topPrefix
 					: LeaderElectionProperties.PREFIX + ".elections." + configured + ".routing";
-			String service = own.getService();
+			// blank, as an empty environment variable gives it, is unset
+			String service = StringUtils.hasText(own.getService()) ? own.getService() : null;
 			if (service != null) {
 				service = service(prefix + ".service", service, election, configured);
 				String other = electionByService.putIfAbsent(service, election.name());

@@ -14,7 +14,6 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.util.function.SingletonSupplier;
-import org.springframework.web.reactive.DispatchExceptionHandler;
 import org.springframework.web.reactive.HandlerAdapter;
 import org.springframework.web.reactive.HandlerResult;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
@@ -24,15 +23,15 @@ import org.springframework.web.server.ServerWebExchange;
  * Spring WebFlux: handles the requests to {@code @LeaderOnly} handler methods ahead of the
  * {@link RequestMappingHandlerAdapter} it hands them to once admitted. Off the leader it answers
  * 503 with {@code Retry-After} and the handler never runs; on the leader its answer names the
- * holder and the fencing token, and a handler returning a publisher runs as leader work until the
- * exchange completes, when {@link LeaderOnlyWebFilter} ends it. A handler call that found the gate closed after
+ * holder and the fencing token, and the request runs as leader work until the exchange completes,
+ * its body included, when {@link LeaderOnlyWebFilter} ends it. A handler call that found the gate closed after
  * all (it closed in between), or, keyed by a shard, that shard led elsewhere, is answered the same
  * 503, after the application's own exception handlers had their turn.
  * <p>
  * An adapter rather than a filter: it is given the handler the request maps to, which a filter
  * would have to look up a second time.
  */
-class LeaderOnlyHandlerAdapter implements HandlerAdapter, DispatchExceptionHandler, Ordered {
+class LeaderOnlyHandlerAdapter implements HandlerAdapter, Ordered {
 
 	private final LeaderOnlyRequests requests;
 
@@ -51,13 +50,12 @@ class LeaderOnlyHandlerAdapter implements HandlerAdapter, DispatchExceptionHandl
 	@Override
 	public Mono<HandlerResult> handle(ServerWebExchange exchange, Object handler) {
 		LeaderOnly leaderOnly = this.requests.leaderOnly(handler);
-		Admission admission = this.requests.admit(handler, leaderOnly,
-				exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath());
+		Admission admission = this.requests.admit(handler, leaderOnly);
 		if (admission.refusal() != null) {
 			return refuse(exchange, admission.refusal());
 		}
 		if (admission.call() != null) {
-			// the request goes on off this thread: the filter ends the call with the exchange
+			// the request goes on off this thread, its body too: the filter ends the call with the exchange
 			admission.call().returned();
 			LeaderOnlyWebFilter.endWithExchange(exchange, admission.call());
 		}
@@ -66,11 +64,6 @@ class LeaderOnlyHandlerAdapter implements HandlerAdapter, DispatchExceptionHandl
 			.handle(exchange, handler)
 			.onErrorResume(NotLeaderException.class,
 					(notLeader) -> refuse(exchange, this.requests.refusal(notLeader)));
-	}
-
-	@Override
-	public Mono<HandlerResult> handleError(ServerWebExchange exchange, Throwable ex) {
-		return this.handlerAdapter.obtain().handleError(exchange, ex);
 	}
 
 	/** Ahead of the adapter of annotated controllers, which supports every handler method. */

@@ -1,6 +1,9 @@
 package io.leaderelection.autoconfigure.web;
 
 import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 import io.leaderelection.LeaderOnly;
 import io.leaderelection.NotLeaderException;
@@ -19,8 +22,8 @@ import org.springframework.web.servlet.ModelAndView;
 /**
  * Spring MVC: refuses a request to a {@code @LeaderOnly} handler off the leader (503,
  * {@code Retry-After}) before the handler runs; on the leader its answer names the holder and the
- * fencing token, and a handler whose work goes on after it returned (a publisher, an asynchronous
- * result) runs as leader work until the request completes. As an exception resolver, after the
+ * fencing token, and the request runs as leader work until it completes, an asynchronous result
+ * or a streamed body included. As an exception resolver, after the
  * application's own exception handlers, it answers the same 503 when the handler's call found the
  * gate closed after all (it closed in between) or, keyed by a shard, that shard led elsewhere.
  */
@@ -49,8 +52,7 @@ class LeaderOnlyHandlerInterceptor implements AsyncHandlerInterceptor, HandlerEx
 		if (leaderOnly == null) {
 			return true;
 		}
-		Admission admission = this.requests.admit(handler, leaderOnly,
-				request.getMethod() + " " + request.getRequestURI());
+		Admission admission = this.requests.admit(handler, leaderOnly);
 		if (admission.refusal() != null) {
 			refuse(response, admission.refusal());
 			return false;
@@ -96,13 +98,29 @@ class LeaderOnlyHandlerInterceptor implements AsyncHandlerInterceptor, HandlerEx
 			return null;
 		}
 		try {
-			response.reset();
+			resetKeepingOtherHeaders(response);
 			refuse(response, this.requests.refusal(notLeader));
 		}
 		catch (IOException failure) {
 			return null;
 		}
 		return new ModelAndView();
+	}
+
+	/**
+	 * Resets the answer but for the headers others set (CORS, for one): only those naming this
+	 * replica the leader go. The servlet API can reset a response, not remove one header.
+	 */
+	private static void resetKeepingOtherHeaders(HttpServletResponse response) {
+		Map<String, List<String>> kept = new LinkedHashMap<>();
+		for (String name : response.getHeaderNames()) {
+			if (!name.equalsIgnoreCase(LeaderOnlyRequests.HOLDER_HEADER)
+					&& !name.equalsIgnoreCase(LeaderOnlyRequests.FENCING_TOKEN_HEADER)) {
+				kept.put(name, List.copyOf(response.getHeaders(name)));
+			}
+		}
+		response.reset();
+		kept.forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
 	}
 
 	private static void refuse(HttpServletResponse response, Refusal refusal) throws IOException {

@@ -1,12 +1,8 @@
 package io.leaderelection.autoconfigure.web;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderOnly;
@@ -18,8 +14,6 @@ import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyRegistry;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderCalls;
 
-import org.springframework.core.ReactiveAdapterRegistry;
-import org.springframework.util.ClassUtils;
 import org.springframework.web.method.HandlerMethod;
 
 /**
@@ -47,16 +41,6 @@ final class LeaderOnlyRequests {
 
 	private final LeaderOnlyRegistry registry;
 
-	/** The return types of Spring MVC's asynchronous request processing, by name: MVC may be absent. */
-	private static final List<String> ASYNC_RESULTS = List.of("java.util.concurrent.Callable",
-			"org.springframework.web.context.request.async.DeferredResult",
-			"org.springframework.web.context.request.async.WebAsyncTask",
-			"org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter",
-			"org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody");
-
-	/** Whether each handler method's work goes on after it returned. */
-	private final Map<Method, Boolean> outliving = new ConcurrentHashMap<>();
-
 	/** Retry-After, in seconds, by election: its retry period, rounded up. */
 	private final Map<String, Long> retryAfter = new LinkedHashMap<>();
 
@@ -81,23 +65,22 @@ final class LeaderOnlyRequests {
 	 * Admits a request to the handler, gated by the annotation, unless it is keyed by a shard (the
 	 * key is an argument, known only when the handler is called, where the call refuses itself).
 	 * <p>
-	 * The handler's own {@code @LeaderOnly} call registers, reads the gate again (refusing itself if
-	 * it closed meanwhile) and is waited for by a release; but that call ends when the handler
-	 * returns, or its {@code CompletionStage} completes. A handler whose work goes on after it
-	 * returned, as a publisher or an asynchronous result of Spring MVC, is therefore registered
-	 * here, for the whole request, before the gate is read: a release waits for every such request
-	 * that found the gate open.
-	 * @param what the request, for the log of a drain that waits for it
+	 * The request is registered as a leader-only call, for the whole request, before the gate is
+	 * read: a release waits for every request that found the gate open, until its answer is
+	 * written, however the handler produces it (a body written or emitted after the handler
+	 * returned included). The handler's own {@code @LeaderOnly} call reads the gate again (refusing
+	 * itself if it closed meanwhile); made on the thread that registered the request, it is part of
+	 * the request's call rather than another one.
 	 * @return the admission, whose call, if any, the caller ends with the request; or a refusal
 	 */
-	Admission admit(Object handler, LeaderOnly leaderOnly, Object what) {
+	Admission admit(Object handler, LeaderOnly leaderOnly) {
 		if (!leaderOnly.key().isEmpty()) {
 			return new Admission(null, Map.of(), null);
 		}
 		String election = leaderOnly.value();
-		boolean register = outlivesItsCall((HandlerMethod) handler);
-		LeaderCalls.Call call = register ? this.registry.enter(election, false, what) : null;
-		if (register && call == null) {
+		LeaderCalls.Call call = this.registry.enter(election, leaderOnly.interruptOnRevoke(),
+				((HandlerMethod) handler).getMethod());
+		if (call == null) {
 			return new Admission(null, Map.of(),
 					refusal(NotLeaderException.shuttingDown(election, this.elector.status(election).holderIdentity())));
 		}
@@ -114,31 +97,6 @@ final class LeaderOnlyRequests {
 		}
 		headers.put(FENCING_TOKEN_HEADER, String.valueOf(status.fencingToken()));
 		return new Admission(call, headers, null);
-	}
-
-	/**
-	 * Whether the handler's work goes on after it returned: it returns a publisher (or another
-	 * reactive type but a {@code CompletionStage}, which its call follows) or an asynchronous
-	 * result of Spring MVC.
-	 */
-	private boolean outlivesItsCall(HandlerMethod handler) {
-		return this.outliving.computeIfAbsent(handler.getMethod(), (method) -> {
-			Class<?> type = method.getReturnType();
-			if (CompletionStage.class.isAssignableFrom(type)) {
-				return false;
-			}
-			return ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null
-					|| ASYNC_RESULTS.stream().anyMatch((name) -> isAssignable(name, type));
-		});
-	}
-
-	private static boolean isAssignable(String className, Class<?> type) {
-		try {
-			return ClassUtils.forName(className, type.getClassLoader()).isAssignableFrom(type);
-		}
-		catch (ClassNotFoundException | LinkageError ex) {
-			return false;
-		}
 	}
 
 	/** The answer to a request refused because this replica does not lead. */

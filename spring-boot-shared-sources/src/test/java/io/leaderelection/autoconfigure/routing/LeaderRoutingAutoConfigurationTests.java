@@ -129,7 +129,26 @@ class LeaderRoutingAutoConfigurationTests {
 	@Test
 	void withoutRoutingPropertiesNothingIsNeeded() {
 		this.contextRunner.withPropertyValues("leader.election.namespace=unrouted", "POD_IP=", "POD_NAME=", "HOSTNAME=")
-			.run((context) -> assertThat(context).hasNotFailed());
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaderRoutes.class));
+	}
+
+	/** A blank Service, as an empty environment variable gives it, is no Service. */
+	@Test
+	void aBlankServiceIsUnset() {
+		this.contextRunner
+			.withPropertyValues("leader.election.namespace=unrouted", "leader.election.routing.service= ", "POD_IP=",
+					"POD_NAME=", "HOSTNAME=")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaderRoutes.class));
+	}
+
+	/** The Pod label switched on for one election alone routes it. */
+	@Test
+	void aPodLabelOfOneElectionRoutes() {
+		withPod("labelled", "pod-a");
+		this.contextRunner
+			.withPropertyValues("leader.election.namespace=labelled", "leader.election.elections.orders.lease-name=orders",
+					"leader.election.elections.orders.routing.pod-label=true")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(LeaderRoutes.class));
 	}
 
 	@Test

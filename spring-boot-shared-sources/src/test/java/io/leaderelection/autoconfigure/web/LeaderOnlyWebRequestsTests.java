@@ -1,5 +1,6 @@
 package io.leaderelection.autoconfigure.web;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -32,6 +34,7 @@ import org.springframework.web.bind.annotation.ModelAttribute;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -100,7 +103,7 @@ class LeaderOnlyWebRequestsTests {
 	void offTheLeaderARequestIsRefusedAndNeverRuns(WebApplicationType stack) {
 		startLeaderAndFollower(stack);
 
-		for (String path : List.of("/leader-only", "/admin/compact")) {
+		for (String path : List.of("/leader-only", "/admin/compact", "/admin/purge")) {
 			ResponseEntity<String> refused = this.b.get(path);
 			assertThat(refused.getStatusCode()).as(path).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
 			assertThat(refused.getHeaders().getFirst("Retry-After")).isEqualTo("1");
@@ -118,7 +121,8 @@ class LeaderOnlyWebRequestsTests {
 		assertThat(served.getHeaders().getFirst("Leader-Election-Fencing-Token"))
 			.isEqualTo(String.valueOf(this.a.elector().status(LeaderElector.DEFAULT_ELECTION).fencingToken()));
 		assertThat(this.a.get("/admin/compact").getBody()).isEqualTo("compacted");
-		assertThat(this.a.bean(Runs.class).all()).containsExactly("leader-only", "admin");
+		assertThat(this.a.get("/admin/purge").getBody()).isEqualTo("purged");
+		assertThat(this.a.bean(Runs.class).all()).containsExactly("leader-only", "admin", "purge");
 	}
 
 	/**
@@ -169,6 +173,32 @@ class LeaderOnlyWebRequestsTests {
 
 		slowRequests.countDown();
 		assertThat(slow.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).getBody()).isEqualTo("done");
+		await().atMost(TIMEOUT)
+			.until(() -> !"a".equals(server.lease(this.namespace, "web-leader").getSpec().getHolderIdentity()));
+	}
+
+	/**
+	 * A body produced after the handler returned, by a handler whose declared type says nothing of
+	 * it (a {@code ResponseEntity} of a streamed body or of a publisher): a step-down releases only
+	 * once it is written.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = WebApplicationType.class, names = { "SERVLET", "REACTIVE" })
+	void aReleaseWaitsForABodyStillProducedAfterTheHandlerReturned(WebApplicationType stack) throws Exception {
+		startLeaderAndFollower(stack);
+		String path = (stack == WebApplicationType.SERVLET) ? "/streamed" : "/emitted";
+		CompletableFuture<ResponseEntity<String>> streaming = CompletableFuture.supplyAsync(() -> this.a.get(path),
+				this.threads);
+		await().atMost(TIMEOUT).until(() -> this.a.bean(Runs.class).all().contains("body"));
+
+		CompletableFuture.runAsync(() -> this.a.elector().stepDown(LeaderElector.DEFAULT_ELECTION), this.threads);
+		await().atMost(TIMEOUT).until(() -> !this.a.elector().isLeader());
+		await().during(Duration.ofSeconds(1))
+			.atMost(TIMEOUT)
+			.until(() -> "a".equals(server.lease(this.namespace, "web-leader").getSpec().getHolderIdentity()));
+
+		slowRequests.countDown();
+		assertThat(streaming.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).getBody()).isEqualTo("done");
 		await().atMost(TIMEOUT)
 			.until(() -> !"a".equals(server.lease(this.namespace, "web-leader").getSpec().getHolderIdentity()));
 	}
@@ -287,6 +317,37 @@ class LeaderOnlyWebRequestsTests {
 			}).subscribeOn(Schedulers.boundedElastic());
 		}
 
+		@LeaderOnly
+		@GetMapping("/streamed")
+		public ResponseEntity<StreamingResponseBody> streamed() {
+			return ResponseEntity.ok((body) -> {
+				this.runs.add("body");
+				awaitSlowRequests();
+				body.write("done".getBytes(StandardCharsets.UTF_8));
+			});
+		}
+
+		@LeaderOnly
+		@GetMapping("/emitted")
+		public ResponseEntity<Flux<String>> emitted() {
+			return ResponseEntity.ok(Flux.defer(() -> {
+				this.runs.add("body");
+				return Mono.fromCallable(() -> {
+					awaitSlowRequests();
+					return "done";
+				}).subscribeOn(Schedulers.boundedElastic());
+			}));
+		}
+
+		private static void awaitSlowRequests() {
+			try {
+				slowRequests.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
 		@LeaderOnly(value = "orders", key = "#id")
 		@GetMapping("/orders/{id}/ship")
 		public String ship(@PathVariable String id) {
@@ -311,6 +372,13 @@ class LeaderOnlyWebRequestsTests {
 		public String compact() {
 			this.runs.add("admin");
 			return "compacted";
+		}
+
+		/** Package-private: mapped all the same. */
+		@GetMapping("/purge")
+		String purge() {
+			this.runs.add("purge");
+			return "purged";
 		}
 
 	}
