@@ -50,6 +50,9 @@ final class KubernetesMembership implements MembershipStore {
 	/** The records each member of this process wrote last, by Lease name. */
 	private final Map<String, Lease> written = new ConcurrentHashMap<>();
 
+	/** The order in which the writes of each record were asked for, by Lease name. */
+	private final Map<String, WriteOrder> writeOrders = new ConcurrentHashMap<>();
+
 	/** The informers running, by group. */
 	private final Map<String, SharedIndexInformer<Lease>> informers = new ConcurrentHashMap<>();
 
@@ -74,15 +77,27 @@ final class KubernetesMembership implements MembershipStore {
 
 	@Override
 	public CompletableFuture<Void> renew(String group, String member, Duration timeout) {
+		Runnable write = inOrder(group, member, member);
 		return call(() -> {
-			write(group, member, member);
+			write.run();
 			forgetGone(group);
 		}, timeout);
 	}
 
 	@Override
 	public CompletableFuture<Void> leave(String group, String member, Duration timeout) {
-		return call(() -> write(group, member, null), timeout);
+		return call(inOrder(group, member, null), timeout);
+	}
+
+	/**
+	 * The write of the member's record, in the order it is asked for now: calls run on a pool,
+	 * and a renewal asked for before a leave but run after it would name the member again.
+	 * A write asked for before one already made is dropped.
+	 */
+	private Runnable inOrder(String group, String member, String holder) {
+		WriteOrder order = this.writeOrders.computeIfAbsent(recordName(group, member), (name) -> new WriteOrder());
+		long ticket = order.ask();
+		return () -> order.write(ticket, () -> write(group, member, holder));
 	}
 
 	@Override
@@ -211,6 +226,27 @@ final class KubernetesMembership implements MembershipStore {
 	}
 
 	private record SeenVersion(String version, long since) {
+	}
+
+	/** The writes of one record: each asked for with a ticket, made only if no later one was made. */
+	private static final class WriteOrder {
+
+		private long asked;
+
+		private long written;
+
+		synchronized long ask() {
+			return ++this.asked;
+		}
+
+		synchronized void write(long ticket, Runnable write) {
+			if (ticket < this.written) {
+				return;
+			}
+			write.run();
+			this.written = ticket;
+		}
+
 	}
 
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -101,6 +102,26 @@ class BalancedShardsCrudServerTest {
 				.extracting((lease) -> lease.getSpec().getHolderIdentity())
 				.containsExactly("staying");
 		});
+	}
+
+	@Test
+	void aRenewalAskedForBeforeALeaveButRunAfterItDoesNotNameTheMemberAgain() {
+		KubernetesClient client = open(this.opened.server().createClient());
+		List<Runnable> queued = new java.util.concurrent.CopyOnWriteArrayList<>();
+		KubernetesMembership membership = new KubernetesMembership(client, queued::add, "team-a");
+		CompletableFuture<Void> joined = membership.renew("shop-orders", "c", Duration.ofSeconds(5));
+		queued.remove(0).run();
+		joined.join();
+		CompletableFuture<Void> renewed = membership.renew("shop-orders", "c", Duration.ofSeconds(5));
+		CompletableFuture<Void> left = membership.leave("shop-orders", "c", Duration.ofSeconds(5));
+		// the pool runs them the other way round
+		queued.remove(1).run();
+		queued.remove(0).run();
+		left.join();
+		renewed.join();
+		assertThat(client.leases().inNamespace("team-a").withLabel(LeaseLabels.MEMBER_OF, "shop-orders").list().getItems())
+			.singleElement()
+			.satisfies((record) -> assertThat(record.getSpec().getHolderIdentity()).isNull());
 	}
 
 	private ElectionEngine engine(String identity) {
