@@ -286,6 +286,15 @@ public final class ElectionEngine implements LeaderElector {
 		return ((shard != null) ? shard : election(election)).leadership.windows.startInWindow(job, atLeast, atMost);
 	}
 
+	/**
+	 * Where a once-per-window job of the election, or of one of its shards by the shard's name,
+	 * stands on this replica's monotonic clock; empty when no run of it is known here.
+	 * @throws UnknownElectionException if no election or shard of that name is configured
+	 */
+	public Optional<WindowTimes> windowTimes(String election, String job) {
+		return election(election).leadership.windows.times(job);
+	}
+
 	@Override
 	public List<WindowStatus> windows(String election) {
 		List<Election> sharded = this.shards.get(election);

@@ -77,6 +77,19 @@ final class Windows {
 		}
 	}
 
+	/** Where the job stands now; empty when no run of it is known. */
+	Optional<WindowTimes> times(String job) {
+		synchronized (this.loop) {
+			Job known = this.jobs.get(job);
+			if (known == null) {
+				return Optional.empty();
+			}
+			long now = this.loop.now();
+			return Optional.of(new WindowTimes(Duration.ofNanos(now - known.startedAt),
+					Duration.ofNanos(Math.max(0, known.closedUntil - now))));
+		}
+	}
+
 	/** The jobs as this replica sees them, on its own wall clock. */
 	List<WindowStatus> statuses() {
 		synchronized (this.loop) {

@@ -38,12 +38,19 @@ public class LeaderOnlyAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnBean(WindowedStarts.class)
+	DueStarts dueStarts(WindowedStarts windowedStarts, LeaderOnlyRegistry leaderOnlyRegistry) {
+		return new DueStarts(windowedStarts, leaderOnlyRegistry);
+	}
+
+	@Bean
 	static LeaderOnlyPostProcessor leaderOnlyPostProcessor(ObjectProvider<LeaderElector> leaderElector,
 			ObjectProvider<LeaderOnlyRegistry> leaderOnlyRegistry,
 			ObjectProvider<LeaderOnlyInvocations> leaderOnlyInvocations,
-			ObjectProvider<WindowedStarts> windowedStarts, Environment environment) {
+			ObjectProvider<WindowedStarts> windowedStarts, ObjectProvider<DueStarts> dueStarts,
+			Environment environment) {
 		LeaderOnlyPostProcessor postProcessor = new LeaderOnlyPostProcessor(leaderElector, leaderOnlyRegistry,
-				leaderOnlyInvocations, windowedStarts);
+				leaderOnlyInvocations, windowedStarts, dueStarts);
 		postProcessor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
 		return postProcessor;
 	}

@@ -21,6 +21,10 @@ import io.leaderelection.engine.LeaderCalls;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.interceptor.ExposeBeanNameAdvisors;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
@@ -34,6 +38,8 @@ import org.springframework.util.function.SingletonSupplier;
  * {@code atMostEvery} method runs only once its start is recorded in the election's Lease.
  */
 class LeaderOnlyInterceptor implements MethodInterceptor {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaderOnlyInterceptor.class);
 
 	private final LeaderOnlyAttributeSource attributes;
 
@@ -51,12 +57,15 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	private final SingletonSupplier<WindowedStarts> windowedStarts;
 
+	private final SingletonSupplier<DueStarts> dueStarts;
+
 	// The elector's elections are fixed once it exists: which are sharded, and into what, is read once.
 	private final SingletonSupplier<Map<String, ShardedElection>> sharded;
 
 	LeaderOnlyInterceptor(LeaderOnlyAttributeSource attributes, LeaderOnlyKeys keys, LeaderOnlyWindows windows,
 			ObjectProvider<LeaderElector> elector, ObjectProvider<LeaderOnlyRegistry> registry,
-			ObjectProvider<LeaderOnlyInvocations> invocations, ObjectProvider<WindowedStarts> windowedStarts) {
+			ObjectProvider<LeaderOnlyInvocations> invocations, ObjectProvider<WindowedStarts> windowedStarts,
+			ObjectProvider<DueStarts> dueStarts) {
 		this.attributes = attributes;
 		this.keys = keys;
 		this.windows = windows;
@@ -65,6 +74,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		this.registry = SingletonSupplier.of(registry::getObject);
 		this.invocations = SingletonSupplier.of(invocations::getObject);
 		this.windowedStarts = SingletonSupplier.of(windowedStarts::getObject);
+		this.dueStarts = SingletonSupplier.of(dueStarts::getObject);
 	}
 
 	@Override
@@ -121,8 +131,10 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	/**
 	 * Runs the call of an {@code atMostEvery} method once its start is recorded under the term,
-	 * as a run of the job its bean and method name; a call within the window returns as on a
-	 * follower. On a sharded election, the job's name picks the shard.
+	 * as a run of the job its bean and method name; on a sharded election, the job's name picks
+	 * the shard. A call of a {@code void} method, which no caller waits for, that finds the
+	 * window closed is held until the run is due ({@link DueStarts}), and the job runs then on a
+	 * thread of the starter's; any other call within the window returns as on a follower.
 	 */
 	private Object invokeInWindow(MethodInvocation invocation, LeaderOnly leaderOnly) throws Throwable {
 		Method method = invocation.getMethod();
@@ -130,8 +142,28 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		Duration window = this.windows.resolve(leaderOnly.atMostEvery());
 		ShardedElection sharded = this.sharded.obtain().get(leaderOnly.value());
 		String election = (sharded != null) ? sharded.shardNameOf(job) : leaderOnly.value();
+		if (method.getReturnType() != void.class || !(invocation instanceof ProxyMethodInvocation proxied)) {
+			return runInWindow(invocation, leaderOnly, election, job, window, null);
+		}
+		DueStarts due = this.dueStarts.obtain();
+		MethodInvocation again = proxied.invocableClone();
+		due.called(election, job, window, () -> runWhenDue(again, leaderOnly, election, job, window));
+		return runInWindow(invocation, leaderOnly, election, job, window, due);
+	}
+
+	/**
+	 * Runs the call as a run of the job if its start is recorded under the term.
+	 * @param due holds a call that finds the window closed until the run is due; {@code null}
+	 * to return at once
+	 */
+	private Object runInWindow(MethodInvocation invocation, LeaderOnly leaderOnly, String election, String job,
+			Duration window, DueStarts due) throws Throwable {
 		WindowedStarts.Attempt attempt = this.windowedStarts.obtain()
-			.start(election, job, window, window, leaderOnly.interruptOnRevoke(), method);
+			.start(election, job, window, window, leaderOnly.interruptOnRevoke(), invocation.getMethod());
+		if (attempt.outcome() == WindowedStarts.Outcome.WINDOW_CLOSED && due != null && due.hold(election, job)) {
+			// counted when it runs
+			return null;
+		}
 		this.invocations.obtain().record(election, switch (attempt.outcome()) {
 			case STARTED -> Outcome.EXECUTED;
 			case NOT_LEADER -> Outcome.SKIPPED;
@@ -140,9 +172,20 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		});
 		HeldRun run = attempt.run();
 		if (run == null) {
-			return emptyResult(method.getReturnType());
+			return emptyResult(invocation.getMethod().getReturnType());
 		}
 		return proceed(invocation, run::returned, (afterReturn) -> run.end());
+	}
+
+	/** A run that is due, without a call: on a thread of the starter's, which logs what the job throws. */
+	private void runWhenDue(MethodInvocation call, LeaderOnly leaderOnly, String election, String job,
+			Duration window) {
+		try {
+			runInWindow(((ProxyMethodInvocation) call).invocableClone(), leaderOnly, election, job, window, null);
+		}
+		catch (Throwable ex) {
+			logger.error("Leader-only job '{}' of election '{}' failed", job, election, ex);
+		}
 	}
 
 	/**

@@ -49,12 +49,13 @@ public class LeaderOnlyPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
 	private final Map<String, GatedBean> gatedBeans = new LinkedHashMap<>();
 
 	public LeaderOnlyPostProcessor(ObjectProvider<LeaderElector> elector, ObjectProvider<LeaderOnlyRegistry> registry,
-			ObjectProvider<LeaderOnlyInvocations> invocations, ObjectProvider<WindowedStarts> windowedStarts) {
+			ObjectProvider<LeaderOnlyInvocations> invocations, ObjectProvider<WindowedStarts> windowedStarts,
+			ObjectProvider<DueStarts> dueStarts) {
 		this.elector = elector;
 		this.registry = registry;
 		this.windowedStarts = windowedStarts;
 		this.advisor = new DefaultPointcutAdvisor(new LeaderOnlyPointcut(this.attributes), new LeaderOnlyInterceptor(
-				this.attributes, this.keys, this.windows, elector, registry, invocations, windowedStarts));
+				this.attributes, this.keys, this.windows, elector, registry, invocations, windowedStarts, dueStarts));
 	}
 
 	@Override

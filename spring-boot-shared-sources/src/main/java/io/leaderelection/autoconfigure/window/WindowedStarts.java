@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.LeaderCalls;
+import io.leaderelection.engine.WindowTimes;
 import io.leaderelection.engine.WindowedRun;
 
 /**
@@ -68,6 +69,11 @@ public class WindowedStarts {
 		HeldRun run = new HeldRun(started.get(), call, askedAt + atMost.toNanos(), wait);
 		CurrentRun.entered(run);
 		return new Attempt(Outcome.STARTED, run);
+	}
+
+	/** Where the job of the election, or of the shard, stands; empty when no run of it is known here. */
+	public Optional<WindowTimes> times(String election, String job) {
+		return this.elector.windowTimes(election, job);
 	}
 
 	/** Whether this replica leads the election, or the shard, now. */

@@ -37,6 +37,11 @@ class LeaderOnlyWindowHandoverTests {
 
 	static final Duration WINDOW = Duration.ofSeconds(6);
 
+	static final Duration TICK_WINDOW = Duration.ofSeconds(1);
+
+	/** What a start recorded when the body began may lag the moment the engine counted it from. */
+	static final Duration SLACK = Duration.ofMillis(100);
+
 	@Test
 	void aJobThatRanOnTheOldLeaderDoesNotRunOnTheNewOneWithinItsWindow() {
 		String leaseName = Replicas.freshLeaseName();
@@ -113,6 +118,96 @@ class LeaderOnlyWindowHandoverTests {
 	}
 
 	/**
+	 * A leader's call within the window, of a job whose calls come at a known period, is held
+	 * and runs once the window opens, on a thread of the starter's, without another call; a
+	 * call while one is held is skipped.
+	 */
+	@Test
+	void aLeadersCallWithinTheWindowRunsWhenTheJobIsDue() {
+		String leaseName = Replicas.freshLeaseName();
+		server.createReleased(Replicas.NAMESPACE, leaseName);
+		Starts starts = new Starts();
+		replica(leaseName, "a", starts).run((a) -> {
+			Replicas.awaitLeader(a, "default");
+			Jobs jobs = a.getBean(Jobs.class);
+			jobs.tick();
+			passes(Duration.ofMillis(400));
+			jobs.tick();
+			jobs.tick();
+			assertThat(starts.of("tick")).hasSize(1);
+			await().atMost(Replicas.WAIT).until(() -> starts.of("tick").size() == 2);
+			Start held = starts.of("tick").get(1);
+			assertThat(held.thread()).startsWith("leader-only-due-");
+			assertThat(Duration.between(starts.of("tick").get(0).at(), held.at()))
+				.isGreaterThanOrEqualTo(TICK_WINDOW.minus(SLACK));
+			LeaderOnlyInvocations invocations = a.getBean(LeaderOnlyInvocations.class);
+			assertThat(invocations.count("default", Outcome.EXECUTED)).isEqualTo(2);
+			assertThat(invocations.count("default", Outcome.SKIPPED_WINDOW)).isOne();
+		});
+	}
+
+	/**
+	 * The issue's gap after a graceful handover: b's timer last fired just before a's run, so its
+	 * next call comes nearly a period after the window opens. b, which takes over, starts the job
+	 * when it is due without waiting for that call.
+	 */
+	@Test
+	void aReplicaThatTakesOverStartsTheJobWhenItIsDueNotAtItsTimersNextCall() {
+		String leaseName = Replicas.freshLeaseName();
+		server.createReleased(Replicas.NAMESPACE, leaseName);
+		Starts starts = new Starts();
+		replica(leaseName, "a", starts).run((a) -> {
+			Replicas.awaitLeader(a, "default");
+			replica(leaseName, "b", starts).run((b) -> {
+				await().atMost(Replicas.WAIT)
+					.until(() -> "a".equals(b.getBean(LeaderElector.class).status("default").holderIdentity()));
+				// b's timer, a follower's: a call a period ago and one now
+				b.getBean(Jobs.class).tick();
+				passes(TICK_WINDOW);
+				b.getBean(Jobs.class).tick();
+				a.getBean(Jobs.class).tick();
+				a.getBean(LeaderElector.class).stepDown("default");
+				Replicas.awaitLeader(b, "default");
+				await().atMost(Replicas.WAIT).until(() -> starts.of("tick").size() == 2);
+				List<Start> ticks = starts.of("tick");
+				assertThat(ticks).extracting(Start::replica).containsExactly("a", "b");
+				assertThat(ticks.get(1).thread()).startsWith("leader-only-due-");
+				assertThat(Duration.between(ticks.get(0).at(), ticks.get(1).at()))
+					.isGreaterThanOrEqualTo(TICK_WINDOW.minus(SLACK));
+			});
+		});
+	}
+
+	/** A run held on a leader that steps down before it is due does not run there. */
+	@Test
+	void aRunHeldOnALeaderThatStepsDownDoesNotRun() {
+		String leaseName = Replicas.freshLeaseName();
+		server.createReleased(Replicas.NAMESPACE, leaseName);
+		Starts starts = new Starts();
+		replica(leaseName, "a", starts).run((a) -> {
+			Replicas.awaitLeader(a, "default");
+			replica(leaseName, "b", null).run((b) -> {
+				await().atMost(Replicas.WAIT)
+					.until(() -> "a".equals(b.getBean(LeaderElector.class).status("default").holderIdentity()));
+				Jobs jobs = a.getBean(Jobs.class);
+				jobs.tick();
+				passes(Duration.ofMillis(300));
+				jobs.tick();
+				a.getBean(LeaderElector.class).stepDown("default");
+				Replicas.awaitLeader(b, "default");
+				LeaderOnlyInvocations invocations = a.getBean(LeaderOnlyInvocations.class);
+				await().atMost(Replicas.WAIT).until(() -> invocations.count("default", Outcome.SKIPPED) == 1);
+				assertThat(starts.of("tick")).hasSize(1);
+			});
+		});
+	}
+
+	/** The time between two calls, which is what the test gives the job's rhythm. */
+	private static void passes(Duration time) throws InterruptedException {
+		Thread.sleep(time.toMillis());
+	}
+
+	/**
 	 * A replica of its own identity, with roomier timings than {@link Replicas}': a leader that
 	 * loses its Lease to a slow renewal on a busy machine would step down from nothing, and stay.
 	 */
@@ -123,7 +218,7 @@ class LeaderOnlyWindowHandoverTests {
 		return (starts != null) ? runner.withBean("jobs", Jobs.class, () -> new Jobs(identity, starts)) : runner;
 	}
 
-	record Start(String replica, String job, Instant at) {
+	record Start(String replica, String job, Instant at, String thread) {
 
 	}
 
@@ -132,7 +227,7 @@ class LeaderOnlyWindowHandoverTests {
 		private final List<Start> starts = new CopyOnWriteArrayList<>();
 
 		void add(String replica, String job) {
-			this.starts.add(new Start(replica, job, Instant.now()));
+			this.starts.add(new Start(replica, job, Instant.now(), Thread.currentThread().getName()));
 		}
 
 		List<Start> of(String job) {
@@ -155,6 +250,11 @@ class LeaderOnlyWindowHandoverTests {
 		@LeaderOnly(atMostEvery = "6s")
 		public void report() {
 			this.starts.add(this.replica, "report");
+		}
+
+		@LeaderOnly(atMostEvery = "1s")
+		public void tick() {
+			this.starts.add(this.replica, "tick");
 		}
 
 		@LeaderOnly
