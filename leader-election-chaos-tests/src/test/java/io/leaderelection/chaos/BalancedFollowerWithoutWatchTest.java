@@ -9,7 +9,6 @@ import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,7 +35,6 @@ import static org.awaitility.Awaitility.await;
  * It failed on the engine before {@code Election.reconsider} kept reads and a refused create
  * became news of the Lease: the early creation, and an overlap of 13 to 80 ms in every run.
  */
-@Tag("alone")
 @QuietChaosLogging
 class BalancedFollowerWithoutWatchTest {
 

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 
 import io.leaderelection.chaos.ChaosOutcome.ElectionCounts;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,14 +31,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>
  * The short run, part of every build, goes on until every kind of the mix was injected and
  * {@value #SHORT_TRANSITIONS} transitions happened (82 s in a CI run on two cores here, 36
- * faults); it fails after two minutes. The long one, {@code ./mvnw -B -o test -pl leader-election-core -am
+ * faults); it fails after two minutes. The long one, {@code ./mvnw -B -o test -pl leader-election-chaos-tests -am
  * -Dtest='BalancedShardsChaosTest#longBalancedShardsRun' -Dchaos.long=true
  * -Dsurefire.failIfNoSpecifiedTests=false}, goes on until 2,000 transitions
  * ({@code -Dchaos.shards.transitions}) and writes {@code target/chaos-report-shards.md}
  * (recorded in {@code docs/chaos-report.md}). {@code -Dchaos.seed} sets the seed, and for the
  * short run {@code -Dchaos.seeds} several, each run on its own.
  */
-@Tag("alone")
 @QuietChaosLogging
 class BalancedShardsChaosTest {
 

@@ -13,7 +13,6 @@ import java.util.Random;
 import java.util.function.Supplier;
 
 import io.leaderelection.chaos.ChaosOutcome.LeaderWork;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * of fault was injected (one round, the gaps across an absence twice, after one or two such gaps
  * at the start) and {@value #SHORT_TRANSITIONS} transitions happened; it fails after two minutes.
  * The long run,
- * {@code ./mvnw -B test -pl leader-election-core -am
+ * {@code ./mvnw -B test -pl leader-election-chaos-tests -am
  * -Dtest='LeaderElectionChaosTest#longRunBesideFabric8' -Dchaos.long=true
  * -Dsurefire.failIfNoSpecifiedTests=false}, runs this project's elector and fabric8's, 7.3.1 from
  * the test class path and 7.8.0 from the jars the fabric8-baseline module lists, until 2,000
@@ -53,7 +52,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code target/chaos-report-for-life.md}. {@code -Dchaos.engineLog=INFO} (or {@code DEBUG}, which
  * also logs every Lease version stored) shows the electors' log.
  * <p>
- * A user's cluster, on demand: {@code ./mvnw -B test -pl leader-election-core -am
+ * A user's cluster, on demand: {@code ./mvnw -B test -pl leader-election-chaos-tests -am
  * -Dtest='LeaderElectionChaosTest#usersClusterRunBesideFabric8' -Dchaos.long=true -Dchaos.seeds=7,8
  * -Dsurefire.failIfNoSpecifiedTests=false} runs four replicas of an application with one election
  * for a minute ({@code -Dchaos.cluster.seconds}), the faults of {@link FaultMix#USERS_CLUSTER}
@@ -62,7 +61,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * after the other with each seed ({@code -Dchaos.electors}), and writes
  * {@code target/chaos-report-users-cluster.md}.
  */
-@Tag("alone")
 @QuietChaosLogging
 class LeaderElectionChaosTest {
 
