@@ -35,7 +35,7 @@ import org.netcrusher.tcp.TcpCrusher;
  * phase): two started as {@code @LeaderOnly(atMostEvery)} starts them (the auto-configuration's
  * {@link WindowedStarts} on the replica's leader work, a call that finds the window closed held
  * by {@link DueStarts} until the job is due), one with a window of 1 s as the issue asks,
- * one of 950 ms as the documentation advises, and one gated as plain {@code @LeaderOnly} is (the
+ * one of 950 ms, shorter than the period, and one gated as plain {@code @LeaderOnly} is (the
  * gate read once the call is registered). The harness hands leadership over again and
  * again, in turn by a step-down, a rolling restart (release, and a new replica in its place), a
  * kill (no release; a new replica in its place once another leads) and a cut (the leader's
@@ -53,7 +53,7 @@ public final class OncePerWindow {
 
 	static final Duration WINDOW = Duration.ofSeconds(1);
 
-	/** The documentation's advice: a window a little shorter than the period, for the timers' jitter. */
+	/** A window a little shorter than the period, which a job held until due still runs at the period. */
 	static final Duration SHORT_WINDOW = Duration.ofMillis(950);
 
 	/** How long each run of either job works. */
