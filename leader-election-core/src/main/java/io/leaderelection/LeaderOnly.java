@@ -65,7 +65,9 @@ public @interface LeaderOnly {
 	 * election's Lease, under the leader's current term, before the body runs; a call less than
 	 * the window after the last start, by whichever replica, or while the last run may still be
 	 * running, returns as on a follower. So a {@code @Scheduled} job keeps its rate across
-	 * handovers, where the new leader's timer fires on its own phase. The job is named by its bean
+	 * handovers, where the new leader's timer fires on its own phase; the starter's
+	 * auto-configuration also starts a {@code void} {@code @Scheduled} job when it is due, rather
+	 * than at the new leader's timer's next call (see its documentation). The job is named by its bean
 	 * and method; on a sharded election that name is its key. Not with {@link #key()} or
 	 * {@link #throwIfNotLeader()}, nor on an election that runs for life.
 	 */

@@ -414,9 +414,14 @@ public final class OncePerWindow {
 			return this;
 		}
 
-		/** A timer's call, as the interceptor takes it: held until due when the window is closed. */
+		/** A timer's call, as the interceptor takes it: skipped while a run held here is due, held when the window is closed. */
 		private void windowed(Job job, Duration window) {
-			this.due.called("default", job.name(), window, () -> start(job, window, null));
+			Runnable again = () -> start(job, window, null);
+			this.due.called("default", job.name(), again);
+			if (this.due.runsDue("default", job.name())) {
+				fired(job, System.nanoTime(), Outcome.WINDOW_CLOSED, 0, 0);
+				return;
+			}
 			start(job, window, this.due);
 		}
 
@@ -424,7 +429,7 @@ public final class OncePerWindow {
 			long asked = System.nanoTime();
 			WindowedStarts.Attempt attempt = this.starts.start("default", job.name(), window, window, false, job);
 			if (attempt.outcome() == WindowedStarts.Outcome.WINDOW_CLOSED && holds != null
-					&& holds.hold("default", job.name())) {
+					&& holds.hold("default", job.name(), () -> start(job, window, null))) {
 				return;
 			}
 			if (attempt.run() == null) {

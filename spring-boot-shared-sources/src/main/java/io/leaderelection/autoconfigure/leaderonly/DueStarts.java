@@ -6,10 +6,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.leaderelection.autoconfigure.window.WindowedStarts;
@@ -19,22 +18,23 @@ import io.leaderelection.engine.WindowTimes;
 import org.springframework.context.Lifecycle;
 
 /**
- * Starts the runs of {@code @LeaderOnly(atMostEvery)} jobs when they are due, not at the next
- * call of a timer that fires on this replica's own phase. Every replica's timer calls the job,
- * only the leader's call may start it; after a handover the new leader's timer is out of step
- * with the runs before it, and a call that comes just before the window opens would leave the
- * job waiting a whole period more. So, for a job whose calls come here at a known period (the
- * time between the last two):
+ * Starts the runs of scheduled {@code @LeaderOnly(atMostEvery)} jobs when they are due, not at
+ * the next fire of a timer that runs on this replica's own phase. Every replica's timer calls the
+ * job and only the leader's call may start it; after a handover the new leader's timer is out of
+ * step with the runs before it. So, for a job whose calls come here at a known period (the time
+ * between the last two):
  * <ul>
- * <li>a leader's call that finds the window closed is held until the run is due, and runs then
- * if no other call is held: due is the later of the window's opening and one period after the
- * last start, by whichever replica, as long as that is less than a window away (a job called
- * at a period much longer than its window, a nightly one, is not held for a day);</li>
- * <li>a replica that takes over, whose timer called the job within the last period, starts it
- * when it is due, or at once if it was due already.</li>
+ * <li>a leader's call that finds the window closed, but comes half a period or more after the
+ * last start (the next run come early, not the last one come late), is held until the window
+ * opens, if that is before this replica's next call; a run held so starts at the window's pace,
+ * which, for a window shorter than the period, brings the runs back in step with this replica's
+ * timer within a few periods;</li>
+ * <li>a replica that takes over starts the job one period after its last start (or when the window
+ * opens, if later), if that comes before its own timer's next call: at once when overdue.</li>
  * </ul>
- * A run started so goes through the same start as a call: it runs only on the leader, once its
- * start was recorded under the term, and a run due while the window is closed is skipped.
+ * A run started so goes through the job's proxy, as a call does (its transaction and other advice
+ * included), and through the same start: recorded under the term before it runs, on the leader
+ * only. While it runs, the job's calls on this replica are skipped, as the timer's would wait.
  */
 public class DueStarts implements AutoCloseable {
 
@@ -48,7 +48,7 @@ public class DueStarts implements AutoCloseable {
 	private final ExecutorService runs = Executors.newCachedThreadPool(DaemonThreads.named("leader-only-due-"));
 
 	/** The jobs called here, by election (or shard) and job name. */
-	private final Map<String, Job> jobs = new ConcurrentHashMap<>();
+	private final Map<JobKey, Job> jobs = new ConcurrentHashMap<>();
 
 	/** The elections whose grants start their due jobs. */
 	private final Set<String> hooked = ConcurrentHashMap.newKeySet();
@@ -61,25 +61,32 @@ public class DueStarts implements AutoCloseable {
 	/**
 	 * A call of the job came, on any replica role: notes its time and how to run the job once
 	 * more without a call.
-	 * @param again runs the job as a call does, without holding it again
+	 * @param again runs the job as a call of it does, without holding it
 	 */
-	public void called(String election, String job, Duration window, Runnable again) {
+	public void called(String election, String job, Runnable again) {
 		long now = System.nanoTime();
-		this.jobs.computeIfAbsent(election + "/" + job, (ignored) -> new Job(election, job))
-			.called(now, window, again);
+		this.jobs.computeIfAbsent(new JobKey(election, job), Job::new).called(now, again);
 		if (this.hooked.add(election)) {
 			this.registry.register(election, new GrantHook(election), "the due starts of once-per-window jobs");
 		}
 	}
 
+	/** Whether a run of the job that this replica started when due is running now. */
+	public boolean runsDue(String election, String job) {
+		Job known = this.jobs.get(new JobKey(election, job));
+		return known != null && known.running();
+	}
+
 	/**
-	 * A leader's call of the job found its window closed: holds it until the run is due.
-	 * @return whether it is held and runs then; {@code false} when it is not due within a window,
-	 * or another call is held already
+	 * A leader's call of the job found its window closed: holds it until the window opens, if
+	 * it is the next run come early and the window opens before this replica's next call.
+	 * @param again runs this call once more, without holding it
+	 * @return whether it is held and runs then; {@code false} when it is not, a run is held or
+	 * running already, or the application is closing
 	 */
-	public boolean hold(String election, String job) {
-		Job known = this.jobs.get(election + "/" + job);
-		return known != null && known.holdUntilDue(this.starts.times(election, job), false);
+	public boolean hold(String election, String job, Runnable again) {
+		Job known = this.jobs.get(new JobKey(election, job));
+		return known != null && known.hold(this.starts.times(election, job), again);
 	}
 
 	/** The election's term began on this replica: its jobs called here start when due. */
@@ -87,8 +94,8 @@ public class DueStarts implements AutoCloseable {
 		long now = System.nanoTime();
 		this.jobs.values()
 			.stream()
-			.filter((job) -> job.election.equals(election) && job.calledWithinPeriod(now))
-			.forEach((job) -> job.holdUntilDue(this.starts.times(election, job.name), true));
+			.filter((job) -> job.key.election().equals(election))
+			.forEach((job) -> job.startWhenDue(now, this.starts.times(election, job.key.job())));
 	}
 
 	@Override
@@ -98,81 +105,112 @@ public class DueStarts implements AutoCloseable {
 	}
 
 	/**
-	 * How long until the job's next run is due, from where the job stands and the period its
-	 * calls come at here.
-	 * @return the wait, zero when it is due now; {@code null} when it is not due within a window,
-	 * or no period is known
+	 * How long a leader's call that found the window closed waits for it to open.
+	 * @return the wait; {@code null} when the call is the last run come late (less than half a
+	 * period after its start) or the window opens only after the next call, or no period is known
 	 */
-	static Duration dueIn(WindowTimes times, Duration period, Duration window) {
-		if (period == null) {
+	static Duration heldFor(WindowTimes times, Duration period) {
+		if (period == null || times.sinceLastStart().compareTo(period.dividedBy(2)) < 0
+				|| times.untilOpen().compareTo(period) >= 0) {
 			return null;
 		}
-		long wait = Math.max(times.untilOpen().toNanos(), period.minus(times.sinceLastStart()).toNanos());
-		return (wait < window.toNanos()) ? Duration.ofNanos(Math.max(0, wait)) : null;
+		return times.untilOpen();
 	}
 
-	/** A job called on this replica: the rhythm of its calls, and a run held for when it is due. */
+	/**
+	 * How long after a grant the job is due: a period after its last start, or when its window
+	 * opens if later; now if it never ran.
+	 * @param sinceLastCall how long ago this replica's timer last called the job
+	 * @return the wait, zero when overdue; {@code null} when this replica's timer calls it first,
+	 * or no period is known
+	 */
+	static Duration dueAfterGrant(Optional<WindowTimes> times, Duration period, Duration sinceLastCall) {
+		if (period == null || sinceLastCall.compareTo(period) >= 0) {
+			return null;
+		}
+		Duration due = times
+			.map((known) -> max(known.untilOpen(), period.minus(known.sinceLastStart())))
+			.orElse(Duration.ZERO);
+		return (due.compareTo(period.minus(sinceLastCall)) < 0) ? max(due, Duration.ZERO) : null;
+	}
+
+	private static Duration max(Duration one, Duration other) {
+		return (one.compareTo(other) >= 0) ? one : other;
+	}
+
+	private record JobKey(String election, String job) {
+
+	}
+
+	/** A job called on this replica: the rhythm of its calls, and a run held or running. */
 	private final class Job {
 
-		private final String election;
-
-		private final String name;
-
-		private boolean calledBefore;
+		private final JobKey key;
 
 		private long lastCallAt;
 
 		/** Between the last two calls; {@code null} until two came. */
 		private Duration period;
 
-		private Duration window;
-
 		private Runnable again;
 
-		private ScheduledFuture<?> held;
+		private boolean busy;
 
-		Job(String election, String name) {
-			this.election = election;
-			this.name = name;
+		Job(JobKey key) {
+			this.key = key;
 		}
 
-		synchronized void called(long now, Duration window, Runnable again) {
-			if (this.calledBefore) {
+		synchronized void called(long now, Runnable again) {
+			if (this.again != null) {
 				this.period = Duration.ofNanos(now - this.lastCallAt);
 			}
-			this.calledBefore = true;
 			this.lastCallAt = now;
-			this.window = window;
 			this.again = again;
 		}
 
-		synchronized boolean calledWithinPeriod(long now) {
-			return this.period != null && now - this.lastCallAt < this.period.toNanos();
+		synchronized boolean running() {
+			return this.busy;
 		}
 
-		/**
-		 * Holds a run until the job is due, unless one is held already, or the application is
-		 * closing (a grant may come while it does).
-		 * @param times where the job stands; empty when it never ran
-		 * @param taken whether this replica has just taken over, so that a job that never ran is due now
-		 */
-		synchronized boolean holdUntilDue(Optional<WindowTimes> times, boolean taken) {
-			if (this.held != null && !this.held.isDone()) {
+		synchronized boolean hold(Optional<WindowTimes> times, Runnable run) {
+			Duration wait = times.map((known) -> heldFor(known, this.period)).orElse(null);
+			return wait != null && runAfter(wait, run);
+		}
+
+		synchronized void startWhenDue(long now, Optional<WindowTimes> times) {
+			if (this.again == null) {
+				return;
+			}
+			Duration wait = dueAfterGrant(times, this.period, Duration.ofNanos(now - this.lastCallAt));
+			if (wait != null) {
+				runAfter(wait, this.again);
+			}
+		}
+
+		/** Runs after the wait unless a run is held or running, or the application closes. */
+		private boolean runAfter(Duration wait, Runnable run) {
+			if (this.busy) {
 				return false;
 			}
-			Duration wait = times.map((known) -> dueIn(known, this.period, this.window))
-				.orElse(taken ? Duration.ZERO : null);
-			if (wait == null) {
-				return false;
-			}
-			Runnable run = this.again;
 			try {
-				this.held = DueStarts.this.timer.schedule(() -> DueStarts.this.runs.execute(run), wait.toNanos(),
+				DueStarts.this.timer.schedule(() -> DueStarts.this.runs.execute(() -> runHeld(run)), wait.toNanos(),
 						TimeUnit.NANOSECONDS);
-				return true;
 			}
 			catch (RejectedExecutionException ex) {
 				return false;
+			}
+			this.busy = true;
+			return true;
+		}
+
+		private void runHeld(Runnable run) {
+			try {
+				run.run();
+			}
+			finally {
+				synchronized (this) {
+					this.busy = false;
+				}
 			}
 		}
 

@@ -16,6 +16,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.context.Lifecycle;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ConcurrentReferenceHashMap;
 import org.springframework.util.ReflectionUtils;
@@ -41,6 +42,8 @@ public class LeaderOnlyAttributeSource {
 	private static final Map<Class<?>, Boolean> carriers = new ConcurrentReferenceHashMap<>();
 
 	private final Map<MethodClassKey, Optional<LeaderOnly>> cache = new ConcurrentHashMap<>();
+
+	private final Map<MethodClassKey, Boolean> scheduled = new ConcurrentHashMap<>();
 
 	/**
 	 * Whether the class, its superclasses or interfaces, or a method of any of them carries
@@ -81,6 +84,16 @@ public class LeaderOnlyAttributeSource {
 	 */
 	boolean handlesRequests(Method method, Class<?> targetClass) {
 		return WEB_PRESENT && RequestMappings.annotates(AopUtils.getMostSpecificMethod(method, targetClass));
+	}
+
+	/**
+	 * Whether a timer calls the method: a {@code void} method with {@code @Scheduled}, whose
+	 * caller waits for nothing, so that a call may run later than it came.
+	 */
+	boolean isScheduled(Method method, Class<?> targetClass) {
+		return method.getReturnType() == void.class && this.scheduled.computeIfAbsent(
+				new MethodClassKey(method, targetClass), (key) -> AnnotatedElementUtils
+					.hasAnnotation(AopUtils.getMostSpecificMethod(method, targetClass), Scheduled.class));
 	}
 
 	/** The type-level annotation of a Lifecycle class, which gates its start; {@code null} when none. */

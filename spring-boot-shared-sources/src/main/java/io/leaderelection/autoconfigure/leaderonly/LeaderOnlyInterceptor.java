@@ -41,6 +41,9 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaderOnlyInterceptor.class);
 
+	/** Set on a thread of the starter's while it runs a job when due, for the proxy's call it makes. */
+	private static final ThreadLocal<Boolean> DUE_RUN = new ThreadLocal<>();
+
 	private final LeaderOnlyAttributeSource attributes;
 
 	private final LeaderOnlyKeys keys;
@@ -90,7 +93,7 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		if (!leaderOnly.atMostEvery().isEmpty()) {
-			return invokeInWindow(invocation, leaderOnly);
+			return invokeInWindow(invocation, leaderOnly, targetClass);
 		}
 		String election = election(leaderOnly, invocation, targetClass);
 		LeaderOnlyInvocations invocations = this.invocations.obtain();
@@ -132,35 +135,44 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 	/**
 	 * Runs the call of an {@code atMostEvery} method once its start is recorded under the term,
 	 * as a run of the job its bean and method name; on a sharded election, the job's name picks
-	 * the shard. A call of a {@code void} method, which no caller waits for, that finds the
-	 * window closed is held until the run is due ({@link DueStarts}), and the job runs then on a
-	 * thread of the starter's; any other call within the window returns as on a follower.
+	 * the shard. A call of a {@code @Scheduled} method, which no caller waits for, may be held
+	 * until the job is due and run then, through the proxy again ({@link DueStarts}); any other
+	 * call within the window returns as on a follower.
 	 */
-	private Object invokeInWindow(MethodInvocation invocation, LeaderOnly leaderOnly) throws Throwable {
+	private Object invokeInWindow(MethodInvocation invocation, LeaderOnly leaderOnly, Class<?> targetClass)
+			throws Throwable {
+		boolean runWhenDue = DUE_RUN.get() != null;
+		DUE_RUN.remove();
 		Method method = invocation.getMethod();
 		String job = ExposeBeanNameAdvisors.getBeanName(invocation) + "." + method.getName();
 		Duration window = this.windows.resolve(leaderOnly.atMostEvery());
 		ShardedElection sharded = this.sharded.obtain().get(leaderOnly.value());
 		String election = (sharded != null) ? sharded.shardNameOf(job) : leaderOnly.value();
-		if (method.getReturnType() != void.class || !(invocation instanceof ProxyMethodInvocation proxied)) {
+		if (runWhenDue || !(invocation instanceof ProxyMethodInvocation proxied)
+				|| !this.attributes.isScheduled(method, targetClass)) {
 			return runInWindow(invocation, leaderOnly, election, job, window, null);
 		}
 		DueStarts due = this.dueStarts.obtain();
-		MethodInvocation again = proxied.invocableClone();
-		due.called(election, job, window, () -> runWhenDue(again, leaderOnly, election, job, window));
+		due.called(election, job, again(proxied, election, job));
+		if (due.runsDue(election, job)) {
+			// a run of it held or running here: as a timer's call waits for the run before it
+			this.invocations.obtain().record(election, Outcome.SKIPPED_WINDOW);
+			return null;
+		}
 		return runInWindow(invocation, leaderOnly, election, job, window, due);
 	}
 
 	/**
 	 * Runs the call as a run of the job if its start is recorded under the term.
-	 * @param due holds a call that finds the window closed until the run is due; {@code null}
+	 * @param due holds a call that finds the window closed until the job is due; {@code null}
 	 * to return at once
 	 */
 	private Object runInWindow(MethodInvocation invocation, LeaderOnly leaderOnly, String election, String job,
 			Duration window, DueStarts due) throws Throwable {
 		WindowedStarts.Attempt attempt = this.windowedStarts.obtain()
 			.start(election, job, window, window, leaderOnly.interruptOnRevoke(), invocation.getMethod());
-		if (attempt.outcome() == WindowedStarts.Outcome.WINDOW_CLOSED && due != null && due.hold(election, job)) {
+		if (attempt.outcome() == WindowedStarts.Outcome.WINDOW_CLOSED && due != null
+				&& due.hold(election, job, again((ProxyMethodInvocation) invocation, election, job))) {
 			// counted when it runs
 			return null;
 		}
@@ -177,15 +189,27 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 		return proceed(invocation, run::returned, (afterReturn) -> run.end());
 	}
 
-	/** A run that is due, without a call: on a thread of the starter's, which logs what the job throws. */
-	private void runWhenDue(MethodInvocation call, LeaderOnly leaderOnly, String election, String job,
-			Duration window) {
-		try {
-			runInWindow(((ProxyMethodInvocation) call).invocableClone(), leaderOnly, election, job, window, null);
-		}
-		catch (Throwable ex) {
-			logger.error("Leader-only job '{}' of election '{}' failed", job, election, ex);
-		}
+	/**
+	 * The call once more, on a thread of the starter's: through the proxy, so that every advice
+	 * of the method runs as for a call, and marked so that this interceptor runs it without
+	 * holding it. What the job throws is logged.
+	 */
+	private static Runnable again(ProxyMethodInvocation call, String election, String job) {
+		Object proxy = call.getProxy();
+		Method method = call.getMethod();
+		Object[] arguments = call.getArguments().clone();
+		return () -> {
+			DUE_RUN.set(Boolean.TRUE);
+			try {
+				AopUtils.invokeJoinpointUsingReflection(proxy, method, arguments);
+			}
+			catch (Throwable ex) {
+				logger.error("Leader-only job '{}' of election '{}' failed", job, election, ex);
+			}
+			finally {
+				DUE_RUN.remove();
+			}
+		};
 	}
 
 	/**

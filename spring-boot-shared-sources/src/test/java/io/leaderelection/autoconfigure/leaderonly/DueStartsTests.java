@@ -2,6 +2,7 @@ package io.leaderelection.autoconfigure.leaderonly;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.leaderelection.autoconfigure.window.WindowedStarts;
@@ -24,37 +25,69 @@ class DueStartsTests {
 	private static final Duration SECOND = Duration.ofSeconds(1);
 
 	@Test
-	void aCallJustBeforeTheWindowOpensIsDueWhenItOpens() {
+	void aCallJustBeforeTheWindowOpensIsHeldUntilItOpens() {
 		WindowTimes times = new WindowTimes(Duration.ofMillis(990), Duration.ofMillis(10));
-		assertThat(DueStarts.dueIn(times, SECOND, SECOND)).isEqualTo(Duration.ofMillis(10));
+		assertThat(DueStarts.heldFor(times, SECOND)).isEqualTo(Duration.ofMillis(10));
 	}
 
 	@Test
-	void aCallOfATimerOutOfStepWithTheLastStartIsDueAWindowAfterIt() {
+	void aCallLessThanHalfAPeriodAfterTheLastStartIsThatRunsComeLateAndNotHeld() {
 		// the new leader's timer fires 120 ms after the old leader's start
 		WindowTimes times = new WindowTimes(Duration.ofMillis(120), Duration.ofMillis(880));
-		assertThat(DueStarts.dueIn(times, SECOND, SECOND)).isEqualTo(Duration.ofMillis(880));
+		assertThat(DueStarts.heldFor(times, SECOND)).isNull();
 	}
 
 	@Test
-	void aWindowShorterThanThePeriodDoesNotMakeTheJobRunAtTheWindowsPace() {
-		// fixedRate 60 s, atMostEvery 55 s: due a period after the last start, not when the window opens
+	void aCallIsNotHeldPastTheNextOne() {
+		// a window longer than the period: the next call comes first
+		WindowTimes times = new WindowTimes(Duration.ofMillis(600), Duration.ofMillis(1400));
+		assertThat(DueStarts.heldFor(times, SECOND)).isNull();
+	}
+
+	@Test
+	void aNightlyJobCalledJustAfterAnotherReplicasRunIsNotHeldForADay() {
+		WindowTimes times = new WindowTimes(Duration.ofMillis(200), Duration.ofHours(23).minusMillis(200));
+		assertThat(DueStarts.heldFor(times, Duration.ofHours(24))).isNull();
+	}
+
+	@Test
+	void withoutAPeriodNothingIsHeld() {
+		WindowTimes times = new WindowTimes(Duration.ofMillis(900), Duration.ofMillis(100));
+		assertThat(DueStarts.heldFor(times, null)).isNull();
+	}
+
+	@Test
+	void aReplicaThatTakesOverIsDueAPeriodAfterTheLastStartWhenItsTimerWouldCallLater() {
+		// fixedRate 60 s, window 55 s; a's run 12 s ago, b's timer called 10 s ago: it calls again in 50 s
 		WindowTimes times = new WindowTimes(Duration.ofSeconds(12), Duration.ofSeconds(43));
-		assertThat(DueStarts.dueIn(times, Duration.ofSeconds(60), Duration.ofSeconds(55)))
+		assertThat(DueStarts.dueAfterGrant(Optional.of(times), Duration.ofSeconds(60), Duration.ofSeconds(10)))
 			.isEqualTo(Duration.ofSeconds(48));
 	}
 
 	@Test
-	void aJobCalledMuchLessOftenThanItsWindowIsNotHeldTillItsNextCall() {
-		// a nightly job with a window of 23 hours, called right after another replica's run
-		WindowTimes times = new WindowTimes(Duration.ofMillis(200), Duration.ofHours(23).minusMillis(200));
-		assertThat(DueStarts.dueIn(times, Duration.ofHours(24), Duration.ofHours(23))).isNull();
+	void aReplicaThatTakesOverLeavesTheJobToItsTimerWhenItCallsFirst() {
+		// a's run 12 s ago, b's timer called 30 s ago: it calls again in 30 s, before the job is due
+		WindowTimes times = new WindowTimes(Duration.ofSeconds(12), Duration.ofSeconds(43));
+		assertThat(DueStarts.dueAfterGrant(Optional.of(times), Duration.ofSeconds(60), Duration.ofSeconds(30)))
+			.isNull();
 	}
 
 	@Test
-	void aJobDueAlreadyIsDueNow() {
+	void aReplicaThatTakesOverStartsAnOverdueJobAtOnce() {
 		WindowTimes times = new WindowTimes(Duration.ofMillis(1500), Duration.ZERO);
-		assertThat(DueStarts.dueIn(times, SECOND, SECOND)).isEqualTo(Duration.ZERO);
+		assertThat(DueStarts.dueAfterGrant(Optional.of(times), SECOND, Duration.ofMillis(100)))
+			.isEqualTo(Duration.ZERO);
+	}
+
+	@Test
+	void aReplicaThatTakesOverStartsAJobThatNeverRanAtOnce() {
+		assertThat(DueStarts.dueAfterGrant(Optional.empty(), SECOND, Duration.ofMillis(100))).isEqualTo(Duration.ZERO);
+	}
+
+	@Test
+	void aReplicaWhoseTimerStoppedCallingStartsNothing() {
+		WindowTimes times = new WindowTimes(Duration.ofMillis(1500), Duration.ZERO);
+		assertThat(DueStarts.dueAfterGrant(Optional.of(times), SECOND, Duration.ofSeconds(5))).isNull();
 	}
 
 	@Test
@@ -68,19 +101,13 @@ class DueStartsTests {
 			List<String> runs = new CopyOnWriteArrayList<>();
 			DueStarts due = new DueStarts(new WindowedStarts(engine, registry), registry);
 			// calls a second apart: a period the grant below comes within
-			due.called("default", "jobs.tick", SECOND, () -> runs.add("tick"));
+			due.called("default", "jobs.tick", () -> runs.add("tick"));
 			Thread.sleep(SECOND.toMillis());
-			due.called("default", "jobs.tick", SECOND, () -> runs.add("tick"));
+			due.called("default", "jobs.tick", () -> runs.add("tick"));
 			due.close();
 			assertThatNoException().isThrownBy(() -> registry.start("default"));
 			assertThat(runs).isEmpty();
 		}
-	}
-
-	@Test
-	void withoutAPeriodNothingIsDue() {
-		WindowTimes times = new WindowTimes(Duration.ofMillis(100), Duration.ofMillis(900));
-		assertThat(DueStarts.dueIn(times, null, SECOND)).isNull();
 	}
 
 }
