@@ -38,7 +38,7 @@ public class LeaderOnlyAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnBean(WindowedStarts.class)
+	@ConditionalOnBean(ElectionEngine.class)
 	DueStarts dueStarts(WindowedStarts windowedStarts, LeaderOnlyRegistry leaderOnlyRegistry) {
 		return new DueStarts(windowedStarts, leaderOnlyRegistry);
 	}
