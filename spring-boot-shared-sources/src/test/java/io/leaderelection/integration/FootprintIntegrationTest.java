@@ -78,15 +78,19 @@ class FootprintIntegrationTest {
 	void aHundredElectionsRunOnAtMostFiveThreads() throws Exception {
 		this.reactor = new NioReactor();
 		Map<String, Object> properties = new HashMap<>();
+		// roomier deadlines than the replica's own: a hundred renewals on five threads, on a machine
+		// whose cores other test JVMs keep busy, would miss 1.3 s ones and flap, and never all lead at once
 		for (int i = 1; i <= 100; i++) {
+			properties.put("leader.election.elections.e" + i + ".lease-duration", "6s");
+			properties.put("leader.election.elections.e" + i + ".renew-deadline", "4s");
 			properties.put("leader.election.elections.e" + i + ".retry-period", "250ms");
 		}
 		// other tests' contexts, cached in this JVM, have elector threads of their own
 		Set<Thread> before = Set.copyOf(Thread.getAllStackTraces().keySet());
 		Replica replica = Replica.start("solo", this.server, this.reactor, this.history, properties);
 		this.replicas.add(replica);
-		// the Leases are missing: each is created a lease duration (2s) after it was first read
-		await().atMost(Duration.ofSeconds(20))
+		// the Leases are missing: each is claimed once unchanged for a lease duration (6s)
+		await().atMost(Duration.ofSeconds(40))
 			.until(() -> replica.elector().statuses().values().stream().allMatch((status) -> status.leader()));
 		List<String> electorThreads = Thread.getAllStackTraces()
 			.keySet()

@@ -29,8 +29,9 @@ import org.springframework.context.Lifecycle;
  * opens, if that is before this replica's next call; a run held so starts at the window's pace,
  * which, for a window shorter than the period, brings the runs back in step with this replica's
  * timer within a few periods;</li>
- * <li>a replica that takes over starts the job one period after its last start (or when the window
- * opens, if later), if that comes before its own timer's next call: at once when overdue.</li>
+ * <li>a replica that takes over, whose timer called the job within the last two periods, starts
+ * it one period after its last start (or when the window opens, if later; at once when overdue),
+ * unless its own timer's next call, not yet overdue, comes first.</li>
  * </ul>
  * A run started so goes through the job's proxy, as a call does (its transaction and other advice
  * included), and through the same start: recorded under the term before it runs, on the leader
@@ -122,16 +123,18 @@ public class DueStarts implements AutoCloseable {
 	 * opens if later; now if it never ran.
 	 * @param sinceLastCall how long ago this replica's timer last called the job
 	 * @return the wait, zero when overdue; {@code null} when this replica's timer calls it first,
-	 * or no period is known
+	 * seems to have stopped (no call for two periods), or no period is known
 	 */
 	static Duration dueAfterGrant(Optional<WindowTimes> times, Duration period, Duration sinceLastCall) {
-		if (period == null || sinceLastCall.compareTo(period) >= 0) {
+		if (period == null || sinceLastCall.compareTo(period.multipliedBy(2)) >= 0) {
 			return null;
 		}
-		Duration due = times
+		Duration due = max(Duration.ZERO, times
 			.map((known) -> max(known.untilOpen(), period.minus(known.sinceLastStart())))
-			.orElse(Duration.ZERO);
-		return (due.compareTo(period.minus(sinceLastCall)) < 0) ? max(due, Duration.ZERO) : null;
+			.orElse(Duration.ZERO));
+		Duration nextCall = period.minus(sinceLastCall);
+		// a timer whose next call is overdue (a slow machine, a grant taken late) does not come first
+		return (nextCall.isNegative() || nextCall.isZero() || due.compareTo(nextCall) < 0) ? due : null;
 	}
 
 	private static Duration max(Duration one, Duration other) {

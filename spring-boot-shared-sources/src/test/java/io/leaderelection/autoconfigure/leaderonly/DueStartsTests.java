@@ -85,6 +85,14 @@ class DueStartsTests {
 	}
 
 	@Test
+	void aReplicaWhoseTimerIsLateStartsTheJobWhenDue() {
+		// the grant came 1.2 periods after the timer's last call, whose next one has not come
+		WindowTimes times = new WindowTimes(Duration.ofMillis(700), Duration.ofMillis(300));
+		assertThat(DueStarts.dueAfterGrant(Optional.of(times), SECOND, Duration.ofMillis(1200)))
+			.isEqualTo(Duration.ofMillis(300));
+	}
+
+	@Test
 	void aReplicaWhoseTimerStoppedCallingStartsNothing() {
 		WindowTimes times = new WindowTimes(Duration.ofMillis(1500), Duration.ZERO);
 		assertThat(DueStarts.dueAfterGrant(Optional.of(times), SECOND, Duration.ofSeconds(5))).isNull();

@@ -192,9 +192,9 @@ class LeaderOnlyWindowHandoverTests {
 	}
 
 	/**
-	 * The issue's gap after a graceful handover: b's timer fires just after a's, so its next call
-	 * would come a little after the job is due. b, which takes over, starts the job when it is
-	 * due, without that call.
+	 * The issue's gap after a graceful handover: b's timer fires a second after a's, so its next
+	 * call would come a second after the job is due. b, which takes over, starts the job when it
+	 * is due, without that call.
 	 */
 	@Test
 	void aReplicaThatTakesOverStartsTheJobWhenItIsDueNotAtItsTimersNextCall() {
@@ -206,10 +206,12 @@ class LeaderOnlyWindowHandoverTests {
 			replica(leaseName, "b", starts).run((b) -> {
 				await().atMost(Replicas.WAIT)
 					.until(() -> "a".equals(b.getBean(LeaderElector.class).status("default").holderIdentity()));
-				// b's timer, a follower's: a call a period ago, and one just after a's run
+				// b's timer, a follower's, a period of 3 s: calls 2 s before and 1 s after a's run, so
+				// that its next call would come a second after the job is due
 				b.getBean(Jobs.class).tick();
-				passes(TICK_WINDOW);
+				passes(TICK_WINDOW.minusSeconds(1));
 				a.getBean(Jobs.class).tick();
+				passes(Duration.ofSeconds(1));
 				b.getBean(Jobs.class).tick();
 				a.getBean(LeaderElector.class).stepDown("default");
 				Replicas.awaitLeader(b, "default");
