@@ -24,14 +24,15 @@ import org.springframework.context.Lifecycle;
  * step with the runs before it. So, for a job whose calls come here at a known period (the time
  * between the last two):
  * <ul>
- * <li>a leader's call that finds the window closed, but comes half a period or more after the
- * last start (the next run come early, not the last one come late), is held until the window
+ * <li>a leader's call that finds the window closed, but comes a tenth of a period or more after
+ * the last start (the next run come early, not the last one come late), is held until the window
  * opens, if that is before this replica's next call; a run held so starts at the window's pace,
  * which, for a window shorter than the period, brings the runs back in step with this replica's
  * timer within a few periods;</li>
  * <li>a replica that takes over, whose timer called the job within the last two periods, starts
  * it one period after its last start (or when the window opens, if later; at once when overdue),
- * unless its own timer's next call, not yet overdue, comes first.</li>
+ * unless its own timer's next call, not yet overdue and not so soon after the last start that it
+ * would be skipped as late, comes first.</li>
  * </ul>
  * A run started so goes through the job's proxy, as a call does (its transaction and other advice
  * included), and through the same start: recorded under the term before it runs, on the leader
@@ -107,15 +108,20 @@ public class DueStarts implements AutoCloseable {
 
 	/**
 	 * How long a leader's call that found the window closed waits for it to open.
-	 * @return the wait; {@code null} when the call is the last run come late (less than half a
-	 * period after its start) or the window opens only after the next call, or no period is known
+	 * @return the wait; {@code null} when the call is the last run's come late (less than a tenth
+	 * of a period after its start: timers of one period on two replicas, or one timer's jitter),
+	 * the window opens only after the next call, or no period is known
 	 */
 	static Duration heldFor(WindowTimes times, Duration period) {
-		if (period == null || times.sinceLastStart().compareTo(period.dividedBy(2)) < 0
-				|| times.untilOpen().compareTo(period) >= 0) {
+		if (period == null || comesLate(times.sinceLastStart(), period) || times.untilOpen().compareTo(period) >= 0) {
 			return null;
 		}
 		return times.untilOpen();
+	}
+
+	/** Whether a call this long after the last start is that run's call, come late. */
+	private static boolean comesLate(Duration sinceLastStart, Duration period) {
+		return sinceLastStart.compareTo(period.dividedBy(10)) < 0;
 	}
 
 	/**
@@ -133,8 +139,12 @@ public class DueStarts implements AutoCloseable {
 			.map((known) -> max(known.untilOpen(), period.minus(known.sinceLastStart())))
 			.orElse(Duration.ZERO));
 		Duration nextCall = period.minus(sinceLastCall);
-		// a timer whose next call is overdue (a slow machine, a grant taken late) does not come first
-		return (nextCall.isNegative() || nextCall.isZero() || due.compareTo(nextCall) < 0) ? due : null;
+		// the timer's next call starts the job in time, unless it is overdue (a slow machine, a
+		// grant taken late) or would come so soon after the last start that it is skipped as late
+		boolean timerStartsIt = !nextCall.isNegative() && !nextCall.isZero() && due.compareTo(nextCall) >= 0 && times
+			.map((known) -> !comesLate(known.sinceLastStart().plus(nextCall), period))
+			.orElse(true);
+		return timerStartsIt ? null : due;
 	}
 
 	private static Duration max(Duration one, Duration other) {

@@ -31,10 +31,17 @@ class DueStartsTests {
 	}
 
 	@Test
-	void aCallLessThanHalfAPeriodAfterTheLastStartIsThatRunsComeLateAndNotHeld() {
-		// the new leader's timer fires 120 ms after the old leader's start
-		WindowTimes times = new WindowTimes(Duration.ofMillis(120), Duration.ofMillis(880));
+	void aCallLessThanATenthOfAPeriodAfterTheLastStartIsThatRunsComeLateAndNotHeld() {
+		// the new leader's timer fires 50 ms after the old leader's start
+		WindowTimes times = new WindowTimes(Duration.ofMillis(50), Duration.ofMillis(950));
 		assertThat(DueStarts.heldFor(times, SECOND)).isNull();
+	}
+
+	@Test
+	void aCallOfATimerOutOfStepWithTheLastStartIsHeldUntilTheWindowOpens() {
+		// the new leader's timer fires 300 ms after the old leader's start
+		WindowTimes times = new WindowTimes(Duration.ofMillis(300), Duration.ofMillis(700));
+		assertThat(DueStarts.heldFor(times, SECOND)).isEqualTo(Duration.ofMillis(700));
 	}
 
 	@Test
@@ -70,6 +77,21 @@ class DueStartsTests {
 		WindowTimes times = new WindowTimes(Duration.ofSeconds(12), Duration.ofSeconds(43));
 		assertThat(DueStarts.dueAfterGrant(Optional.of(times), Duration.ofSeconds(60), Duration.ofSeconds(30)))
 			.isNull();
+	}
+
+	@Test
+	void aReplicaThatTakesOverStartsTheJobWhenItsTimersNextCallWouldBeSkippedAsLate() {
+		// a's run 10 ms ago; b's timer calls again in 20 ms, which is a's run's call come late
+		WindowTimes justRan = new WindowTimes(Duration.ofMillis(10), Duration.ofMillis(990));
+		assertThat(DueStarts.dueAfterGrant(Optional.of(justRan), SECOND, Duration.ofMillis(980)))
+			.isEqualTo(Duration.ofMillis(990));
+	}
+
+	@Test
+	void aReplicaThatTakesOverLeavesTheJobToItsTimerWhenItsNextCallIsHeldUntilDue() {
+		// a's run 970 ms ago; b's timer calls again in 10 ms and is held 20 ms
+		WindowTimes dueSoon = new WindowTimes(Duration.ofMillis(970), Duration.ofMillis(30));
+		assertThat(DueStarts.dueAfterGrant(Optional.of(dueSoon), SECOND, Duration.ofMillis(990))).isNull();
 	}
 
 	@Test

@@ -48,7 +48,7 @@ class LeaderOnlyWindowHandoverTests {
 	static final Duration TICK_WINDOW = Duration.ofSeconds(3);
 
 	/**
-	 * A second call this long after the first of the slow job: more than half the period this
+	 * A second call this long after the first of the job: more than a tenth of the period this
 	 * makes, and 1.2 s before the window opens, so that a slow machine's stall does not open it.
 	 */
 	static final Duration HELD_CALL_AFTER = Duration.ofMillis(1800);
@@ -135,7 +135,7 @@ class LeaderOnlyWindowHandoverTests {
 	}
 
 	/**
-	 * A leader's timer call that comes before the window opens, more than half a period after the
+	 * A leader's timer call that comes before the window opens, over a tenth of a period after the
 	 * last start, is held and runs once the window opens, on a thread of the starter's, without
 	 * another call and through the advice in front of {@code @LeaderOnly}; a call while one is held
 	 * is skipped.
@@ -169,7 +169,7 @@ class LeaderOnlyWindowHandoverTests {
 			});
 	}
 
-	/** A call less than half a period after the last start is that run's, come late: skipped, not held. */
+	/** A call less than a tenth of a period after the last start is that run's, come late: skipped, not held. */
 	@Test
 	void aLeadersCallJustAfterTheLastStartIsSkipped() {
 		String leaseName = Replicas.freshLeaseName();
