@@ -19,9 +19,11 @@ stop_timeout=60
 [[ -f $jar ]] || { echo "No $jar: build it first (./mvnw -B -pl sample-app -am package -DskipTests)" >&2; exit 2; }
 
 log=$(mktemp)
-# Any free port: another application on the machine may hold 8080. The local profile, as on a
-# laptop: its first leader comes a lease duration of 3 s after it campaigns, not 15 s.
-setsid "$java" -jar "$jar" --server.port=0 --spring.profiles.active=local >"$log" 2>&1 &
+# Free ports for the web server and the local API server: another application (.ci/run's
+# spring-boot:run samples among them) may hold 8080 or the local API server's default. The local
+# profile, as on a laptop: its first leader comes a lease duration of 3 s after it campaigns.
+setsid "$java" -jar "$jar" --server.port=0 --sample.local-api-server.port=0 --spring.profiles.active=local \
+  >"$log" 2>&1 &
 app=$!
 
 stop_app() {
