@@ -12,6 +12,7 @@ import java.util.Random;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import io.leaderelection.WindowStatus;
@@ -422,14 +423,15 @@ public final class OncePerWindow {
 				fired(job, System.nanoTime(), Outcome.WINDOW_CLOSED, 0, 0);
 				return;
 			}
-			start(job, window, this.due);
+			start(job, window, () -> this.due.hold("default", job.name(), again));
 		}
 
-		private void start(Job job, Duration window, DueStarts holds) {
+		/** @param holdUntilDue holds a start the window refused, and tells whether it did; {@code null} for none */
+		private void start(Job job, Duration window, BooleanSupplier holdUntilDue) {
 			long asked = System.nanoTime();
 			WindowedStarts.Attempt attempt = this.starts.start("default", job.name(), window, window, false, job);
-			if (attempt.outcome() == WindowedStarts.Outcome.WINDOW_CLOSED && holds != null
-					&& holds.hold("default", job.name(), () -> start(job, window, null))) {
+			if (attempt.outcome() == WindowedStarts.Outcome.WINDOW_CLOSED && holdUntilDue != null
+					&& holdUntilDue.getAsBoolean()) {
 				return;
 			}
 			if (attempt.run() == null) {

@@ -73,7 +73,7 @@ public class DueStarts implements AutoCloseable {
 		}
 	}
 
-	/** Whether a run of the job that this replica started when due is running now. */
+	/** Whether a run of the job that this replica starts when due is held or running now. */
 	public boolean runsDue(String election, String job) {
 		Job known = this.jobs.get(new JobKey(election, job));
 		return known != null && known.running();

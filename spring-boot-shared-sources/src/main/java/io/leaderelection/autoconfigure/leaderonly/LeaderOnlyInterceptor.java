@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import io.leaderelection.LeaderElector;
@@ -153,26 +154,27 @@ class LeaderOnlyInterceptor implements MethodInterceptor {
 			return runInWindow(invocation, leaderOnly, election, job, window, null);
 		}
 		DueStarts due = this.dueStarts.obtain();
-		due.called(election, job, again(proxied, election, job));
+		Runnable again = again(proxied, election, job);
+		due.called(election, job, again);
 		if (due.runsDue(election, job)) {
 			// a run of it held or running here: as a timer's call waits for the run before it
 			this.invocations.obtain().record(election, Outcome.SKIPPED_WINDOW);
 			return null;
 		}
-		return runInWindow(invocation, leaderOnly, election, job, window, due);
+		return runInWindow(invocation, leaderOnly, election, job, window, () -> due.hold(election, job, again));
 	}
 
 	/**
 	 * Runs the call as a run of the job if its start is recorded under the term.
-	 * @param due holds a call that finds the window closed until the job is due; {@code null}
-	 * to return at once
+	 * @param holdUntilDue holds a call that finds the window closed until the job is due, and
+	 * tells whether it did; {@code null} to return at once
 	 */
 	private Object runInWindow(MethodInvocation invocation, LeaderOnly leaderOnly, String election, String job,
-			Duration window, DueStarts due) throws Throwable {
+			Duration window, BooleanSupplier holdUntilDue) throws Throwable {
 		WindowedStarts.Attempt attempt = this.windowedStarts.obtain()
 			.start(election, job, window, window, leaderOnly.interruptOnRevoke(), invocation.getMethod());
-		if (attempt.outcome() == WindowedStarts.Outcome.WINDOW_CLOSED && due != null
-				&& due.hold(election, job, again((ProxyMethodInvocation) invocation, election, job))) {
+		if (attempt.outcome() == WindowedStarts.Outcome.WINDOW_CLOSED && holdUntilDue != null
+				&& holdUntilDue.getAsBoolean()) {
 			// counted when it runs
 			return null;
 		}
