@@ -24,6 +24,7 @@ import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.NameMatchMethodPointcut;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
@@ -67,8 +68,7 @@ class LeaderOnlyWindowHandoverTests {
 		replica(leaseName, "a", starts).run((a) -> {
 			Replicas.awaitLeader(a, "default");
 			replica(leaseName, "b", starts).run((b) -> {
-				await().atMost(Replicas.WAIT)
-					.until(() -> "a".equals(b.getBean(LeaderElector.class).status("default").holderIdentity()));
+				awaitHolderSeen(b, "a");
 				// :00 on a
 				a.getBean(Jobs.class).report();
 				a.getBean(Jobs.class).plainReport();
@@ -204,8 +204,7 @@ class LeaderOnlyWindowHandoverTests {
 		replica(leaseName, "a", starts).run((a) -> {
 			Replicas.awaitLeader(a, "default");
 			replica(leaseName, "b", starts).run((b) -> {
-				await().atMost(Replicas.WAIT)
-					.until(() -> "a".equals(b.getBean(LeaderElector.class).status("default").holderIdentity()));
+				awaitHolderSeen(b, "a");
 				// b's timer, a follower's, a period of 3 s: calls 2 s before and 1 s after a's run, so
 				// that its next call would come a second after the job is due
 				b.getBean(Jobs.class).tick();
@@ -234,8 +233,7 @@ class LeaderOnlyWindowHandoverTests {
 		replica(leaseName, "a", starts).run((a) -> {
 			Replicas.awaitLeader(a, "default");
 			replica(leaseName, "b", null).run((b) -> {
-				await().atMost(Replicas.WAIT)
-					.until(() -> "a".equals(b.getBean(LeaderElector.class).status("default").holderIdentity()));
+				awaitHolderSeen(b, "a");
 				Jobs jobs = a.getBean(Jobs.class);
 				jobs.tick();
 				passes(HELD_CALL_AFTER);
@@ -247,6 +245,12 @@ class LeaderOnlyWindowHandoverTests {
 				assertThat(starts.of("tick")).hasSize(1);
 			});
 		});
+	}
+
+	/** Until the replica has seen the holder in the Lease, as a follower does. */
+	private static void awaitHolderSeen(ApplicationContext replica, String holder) {
+		await().atMost(Replicas.WAIT)
+			.until(() -> holder.equals(replica.getBean(LeaderElector.class).status("default").holderIdentity()));
 	}
 
 	/** The time between two calls, which is what the test gives the job's rhythm. */
