@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -33,6 +34,12 @@ public final class ElasticExecutor implements Executor {
 
 	private final AtomicBoolean checkScheduled = new AtomicBoolean();
 
+	/** Guards {@link #unfinished}, and is notified when it reaches 0. */
+	private final Object unfinishedLock = new Object();
+
+	/** Tasks taken and not yet ended. */
+	private int unfinished;
+
 	/**
 	 * @param threads makes the threads
 	 * @param watchdog where the check for blocked threads runs; it never blocks
@@ -47,17 +54,35 @@ public final class ElasticExecutor implements Executor {
 
 	@Override
 	public void execute(Runnable task) {
-		this.pool.execute(() -> {
-			Thread thread = Thread.currentThread();
-			this.busySince.put(thread, System.nanoTime());
-			try {
-				task.run();
-			}
-			finally {
-				this.busySince.remove(thread);
-			}
-		});
+		synchronized (this.unfinishedLock) {
+			this.unfinished++;
+		}
+		try {
+			this.pool.execute(() -> {
+				Thread thread = Thread.currentThread();
+				this.busySince.put(thread, System.nanoTime());
+				try {
+					task.run();
+				}
+				finally {
+					this.busySince.remove(thread);
+					ended();
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			ended();
+			throw ex;
+		}
 		scheduleCheck();
+	}
+
+	private void ended() {
+		synchronized (this.unfinishedLock) {
+			if (--this.unfinished == 0) {
+				this.unfinishedLock.notifyAll();
+			}
+		}
 	}
 
 	/** How many threads run tasks now, busy or idle. */
@@ -65,10 +90,22 @@ public final class ElasticExecutor implements Executor {
 		return this.pool.getPoolSize();
 	}
 
-	/** Stops taking tasks and waits, up to the timeout, for those under way to end. */
+	/**
+	 * Waits, up to the timeout, for the tasks taken to end, then stops taking tasks. Until then it
+	 * takes those they hand on: a lane runs its next task as a task of its own, and a listener call
+	 * or the stop of leader work queued behind one still running must not be dropped.
+	 */
 	public void shutdown(Duration timeout) throws InterruptedException {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		synchronized (this.unfinishedLock) {
+			long left = deadline - System.nanoTime();
+			while (this.unfinished > 0 && left > 0) {
+				TimeUnit.NANOSECONDS.timedWait(this.unfinishedLock, left);
+				left = deadline - System.nanoTime();
+			}
+		}
 		this.pool.shutdown();
-		this.pool.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+		this.pool.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 	}
 
 	private void scheduleCheck() {
