@@ -85,6 +85,9 @@ final class Election {
 
 	private boolean running;
 
+	/** Whether the loop may claim the Lease: it was started, not only following; see {@link #follow()}. */
+	private boolean campaigning;
+
 	Election(ElectionSettings settings, String identity, LeaseStore store, MigrationKey migrationKey,
 			ElectionRuntime runtime, ElectionListener listener, Executor listenerLane, LeaderWork work,
 			Executor workLane, Duration drainTimeout) {
@@ -181,14 +184,35 @@ final class Election {
 	 * that release: a term being finished is never claimed again by the same process.
 	 */
 	synchronized void start() {
-		if (this.running) {
+		if (this.campaigning) {
 			return;
 		}
 		this.running = true;
+		this.campaigning = true;
 		this.mode.start();
 		if (this.leadership.term() == null && !this.claims.onItsWay()) {
 			scheduleAttempt(0);
 		}
+	}
+
+	/**
+	 * Follows the Lease as a follower does, without claiming it until {@link #start()}: reads
+	 * and watches it, and creates it without holder if it is missing. A version seen unchanged
+	 * meanwhile counts toward the wait of the campaign that follows, whose first attempt claims it
+	 * if that wait is over. Only for an election that claims nothing else first: neither for life,
+	 * nor balanced, nor guarded.
+	 */
+	synchronized void follow() {
+		if (this.running) {
+			return;
+		}
+		this.running = true;
+		scheduleAttempt(0);
+	}
+
+	/** Whether this election follows its Lease before campaigning; see {@link #follow()}. */
+	boolean mayFollowBeforeCampaigning() {
+		return this.settings.forLife() == null && this.settings.balanceGroup() == null && this.settings.migration() == null;
 	}
 
 	/**
@@ -201,6 +225,7 @@ final class Election {
 			return this.leadership.pendingRelease();
 		}
 		this.running = false;
+		this.campaigning = false;
 		stopWatching();
 		this.mode.stop();
 		if (this.leadership.holdsOpenTerm()) {
@@ -577,6 +602,11 @@ final class Election {
 
 	boolean running() {
 		return this.running;
+	}
+
+	/** Whether the loop may claim the Lease; a loop that only follows it may not. */
+	boolean campaigning() {
+		return this.campaigning;
 	}
 
 	String identity() {

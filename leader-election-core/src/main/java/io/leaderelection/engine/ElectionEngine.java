@@ -127,6 +127,20 @@ public final class ElectionEngine implements LeaderElector {
 	}
 
 	/**
+	 * Follows the Lease of every election that claims nothing else first (neither for life, nor
+	 * balanced, nor guarded by a migration key) without campaigning yet: reads and watches it, and
+	 * creates it without holder if it is missing. A brand-new Lease's wait of a lease duration
+	 * then runs while the application starts, and {@link #start()} claims it at once if the wait
+	 * is over. Never claims anything, opens no gate, and accepts no leader work.
+	 */
+	public void follow() {
+		this.elections.values()
+			.stream()
+			.filter(Election::mayFollowBeforeCampaigning)
+			.forEach(Election::follow);
+	}
+
+	/**
 	 * Refuses new leader work and stops campaigning in every election: each gate closes, the
 	 * leader work drains and then, with {@code release}, each held Lease is released; the future
 	 * completes when every release, and every leave of a balanced group, was answered, failed or

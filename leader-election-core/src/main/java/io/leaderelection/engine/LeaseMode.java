@@ -106,7 +106,8 @@ final class LeaseMode implements ElectionMode {
 		}
 		OwnWrites ownWrites = this.loop.ownWrites;
 		if (this.loop.oneWriter.conflict() == null) {
-			OwnWrites.Sent own = ownWrites.sinceLastTerm(seen);
+			// a loop that only follows leads on nothing, not even a claim of an earlier campaign
+			OwnWrites.Sent own = this.loop.campaigning() ? ownWrites.sinceLastTerm(seen) : null;
 			if (own != null && now - (own.sentAtNanos() + this.renewDeadlineNanos) < 0) {
 				// A claim of ours whose answer was lost, read back: it is stored, so its term runs
 				// from when it was sent, as if it had been answered, and nothing is written again.
@@ -187,11 +188,12 @@ final class LeaseMode implements ElectionMode {
 	}
 
 	/**
-	 * Whether balancing lets this replica claim the free Lease now (always, when it is not
-	 * balanced), and the guard lets it: what it guards is this replica's, or may be claimed.
+	 * Whether the loop campaigns rather than only following the Lease, balancing lets this
+	 * replica claim the free Lease now (always, when it is not balanced), and the guard lets it:
+	 * what it guards is this replica's, or may be claimed.
 	 */
 	private boolean mayClaim(long now) {
-		return this.loop.balancerLetsClaim(now) && this.guard.permitsClaim(now);
+		return this.loop.campaigning() && this.loop.balancerLetsClaim(now) && this.guard.permitsClaim(now);
 	}
 
 	/** Claims the Lease, claiming first what the guard guards unless this replica holds it. */

@@ -28,6 +28,10 @@ import io.leaderelection.kubernetes.KubernetesLeaseStores;
  * interceptor registers them, drained for up to {@link ChaosSettings#DRAIN_TIMEOUT}. Terms are
  * recorded with the gate times the engine reports to its listeners.
  * <p>
+ * A process follows its Leases from its start and campaigns up to a lease duration later, drawn
+ * from its seed, as an application does whose elector follows while its context starts; for
+ * life, it campaigns at once.
+ * <p>
  * It campaigns on renewed Leases, or, {@link #forLife()}, leader-for-life: every election of
  * the run is then configured with {@link ElectionSettings#forLife}, the identity a process is
  * started with being the name of the Pod it runs in, which the run created before.
@@ -105,6 +109,9 @@ final class EngineElector implements Elector {
 		/** When the process was killed, on the engine's monotonic clock; {@link #NOT_KILLED} before. */
 		private volatile long killedAt = NOT_KILLED;
 
+		/** Whether the process was stopped or killed; guarded by this. */
+		private boolean ended;
+
 		private EngineCandidate(ReplicaSlot slot, String identity, String process, List<ElectionSettings> elections,
 				LeadershipHistory history, long seed) {
 			this.identity = identity;
@@ -121,13 +128,28 @@ final class EngineElector implements Elector {
 			this.stores = new KubernetesLeaseStores(this.client, slot.pause().pausing(this.threads.blockingCalls()));
 			this.engine = new ElectionEngine(this.identity, elections, this.stores, runtime,
 					List.of(new Recorder(), new Yielder()), this.calls, ChaosSettings.DRAIN_TIMEOUT);
-			try {
-				this.engine.start();
+			if (elections.stream().anyMatch((election) -> election.forLife() != null)) {
+				try {
+					this.engine.start();
+				}
+				catch (RuntimeException ex) {
+					// for life, the Pod could not be read: the process exits, as its container would
+					close();
+					throw ex;
+				}
+				return;
 			}
-			catch (RuntimeException ex) {
-				// for life, the Pod could not be read: the process exits, as its container would
-				close();
-				throw ex;
+			// As the auto-configuration does: following from the elector's creation, campaigning
+			// once the application has started, up to a lease duration later.
+			this.engine.follow();
+			long startingFor = new Random(seed).nextLong(elections.get(0).leaseDuration().toNanos() + 1);
+			runtime.scheduler().schedule(this::campaign, startingFor);
+		}
+
+		/** Campaigns, unless the process ended while it was starting. */
+		private synchronized void campaign() {
+			if (!this.ended) {
+				this.engine.start();
 			}
 		}
 
@@ -194,6 +216,7 @@ final class EngineElector implements Elector {
 
 		@Override
 		public void stopGracefully() {
+			end();
 			try {
 				// The engine bounds the drain and the release; this only guards the run.
 				this.engine.stop(true).get(ChaosSettings.RECOVERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -214,8 +237,14 @@ final class EngineElector implements Elector {
 		@Override
 		public void kill() {
 			this.killedAt = System.nanoTime();
+			end();
 			this.engine.stop(false);
 			close();
+		}
+
+		/** No campaign starts from now on; one that started has ended it first. */
+		private synchronized void end() {
+			this.ended = true;
 		}
 
 		/** Lets the listener calls already made run, so that the history sees every term end. */

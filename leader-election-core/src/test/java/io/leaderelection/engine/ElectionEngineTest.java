@@ -69,6 +69,104 @@ class ElectionEngineTest {
 		assertThat(status.fencingTokenSource()).isEqualTo(LeaderStatus.RESOURCE_VERSION);
 	}
 
+	// ---- following before campaigning
+
+	@Test
+	void aReplicaFollowingBeforeItCampaignsCreatesTheMissingLeaseAndClaimsItAtOnceWhenStartedAfterTheWait() {
+		Replica a = replica("a");
+		a.engine.follow();
+		this.time.runDue();
+		long created = this.time.nanoTime();
+		LeaseRecord free = this.leases.stored();
+		assertThat(free.hasHolder()).isFalse();
+		this.time.advanceTo(created + 3 * LEASE_DURATION.toNanos());
+		assertThat(a.engine.isLeader()).isFalse();
+		assertThat(this.leases.stored().resourceVersion()).as("following claims nothing")
+			.isEqualTo(free.resourceVersion());
+		assertThat(a.events).isEmpty();
+
+		a.start();
+		this.time.runDue();
+
+		assertThat(a.engine.isLeader()).isTrue();
+		assertThat(this.leases.stored().holderIdentity()).isEqualTo("a");
+		assertThat(a.events).containsExactly("granted " + this.leases.stored().resourceVersion());
+	}
+
+	@Test
+	void aReplicaStartedBeforeTheWaitEndsClaimsWhenItEndsNeitherSoonerNorLater() {
+		Replica a = replica("a");
+		a.engine.follow();
+		this.time.runDue();
+		long created = this.time.nanoTime();
+		this.time.advanceTo(created + LEASE_DURATION.toNanos() / 2);
+
+		a.start();
+		this.time.runDue();
+		assertThat(a.engine.isLeader()).isFalse();
+		this.time.advanceTo(created + LEASE_DURATION.toNanos() - 1);
+		assertThat(a.engine.isLeader()).isFalse();
+		this.time.advanceTo(created + LEASE_DURATION.toNanos());
+
+		assertThat(a.engine.isLeader()).isTrue();
+	}
+
+	@Test
+	void aFollowingReplicaNeitherTakesAReleasedLeaseNorLeadsOnAnExpiredOneUntilStarted() {
+		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 3));
+		Replica a = replica("a");
+		a.engine.follow();
+		this.time.advance(LEASE_DURATION.multipliedBy(2));
+		assertThat(a.engine.isLeader()).isFalse();
+		assertThat(this.leases.stored().holderIdentity()).isEmpty();
+
+		a.start();
+		this.time.runDue();
+
+		assertThat(a.engine.isLeader()).isTrue();
+	}
+
+	@Test
+	void aFollowerCutOffLeaderIsTakenOverOnlyOnceItsGateClosedWhenTheFollowerStartsLate() {
+		Replica a = leader("a");
+		Replica b = replica("b");
+		b.engine.follow();
+		this.time.runDue();
+		a.connection.blackHole();
+		long gateClosesBy = this.time.nanoTime() + RENEW_DEADLINE.toNanos();
+		this.time.advance(LEASE_DURATION.multipliedBy(2));
+		assertThat(a.engine.isLeader()).isFalse();
+		assertThat(a.lastGateClosedAt - gateClosesBy).isNotPositive();
+		assertThat(b.engine.isLeader()).as("following, it claims nothing").isFalse();
+		assertThat(this.leases.stored().holderIdentity()).isEqualTo("a");
+
+		b.start();
+		this.time.runDue();
+
+		assertThat(b.engine.isLeader()).isTrue();
+		assertThat(b.lastToken()).isGreaterThan(a.lastToken());
+	}
+
+	@Test
+	void aFollowingReplicaStoppedBeforeItCampaignsSendsNothingMoreAndClaimsAVersionStillUnchangedWhenStarted() {
+		Replica a = replica("a");
+		a.engine.follow();
+		this.time.runDue();
+		LeaseRecord free = this.leases.stored();
+		a.engine.stop(false);
+		this.leases.clearRequests();
+		this.time.advance(LEASE_DURATION.multipliedBy(2));
+		assertThat(this.leases.requests()).isEmpty();
+
+		a.start();
+		this.time.runDue();
+
+		// the same version read again has not changed since it was first seen
+		assertThat(a.engine.isLeader()).isTrue();
+		assertThat(this.leases.requests()).containsSubsequence("a get", "a update");
+		assertThat(this.leases.stored().leaseTransitions()).isEqualTo(free.leaseTransitions() + 1);
+	}
+
 	@Test
 	void acquiresAnExpiredLeaseOnlyAfterSeeingItUnchangedForALeaseDuration() {
 		this.leases.edit((none) -> LeaseRecord.of("gone", 15, wallNow(), wallNow(), 4));

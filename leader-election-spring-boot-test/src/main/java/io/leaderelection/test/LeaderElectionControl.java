@@ -2,6 +2,7 @@ package io.leaderelection.test;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -54,19 +55,32 @@ public class LeaderElectionControl implements SmartLifecycle {
 	LeaderElectionControl(ElectionEngine engine, InMemoryLeaseStores leases, List<String> leaderOf) {
 		this.engine = engine;
 		this.leases = leases;
-		this.leaderOf = leaderOf.contains(AutoConfigureTestLeaderElection.ALL)
-				? List.copyOf(engine.statuses().keySet()) : List.copyOf(leaderOf);
+		this.leaderOf = led(leaderOf, engine.statuses().keySet());
 		for (String election : this.leaderOf) {
 			// one that is not configured fails the context here, named
 			engine.settings(election);
 		}
-		// before the engine campaigns: released where it is to lead, held by the other replica elsewhere
-		for (String election : engine.statuses().keySet()) {
+	}
+
+	/**
+	 * Creates the Leases before the elector exists, which follows them from its creation: released
+	 * where the application is to lead, held by the other replica elsewhere.
+	 */
+	static InMemoryLeaseStores seeded(InMemoryLeaseStores leases, List<ElectionSettings> elections,
+			List<String> leaderOf) {
+		List<String> led = led(leaderOf, elections.stream().map(ElectionSettings::name).toList());
+		for (ElectionSettings election : elections) {
 			Instant now = Instant.now();
-			LeaseRecord initial = this.leaderOf.contains(election) ? LeaseRecord.of("", 1, now, now, 0)
+			LeaseRecord initial = led.contains(election.name()) ? LeaseRecord.of("", 1, now, now, 0)
 					: LeaseRecord.of(OTHER_REPLICA, HELD_FOR_A_DAY, now, now, 0);
-			answer(store(election).create(initial, PATIENCE));
+			answer(leases.create(election).create(initial, PATIENCE));
 		}
+		return leases;
+	}
+
+	private static List<String> led(List<String> leaderOf, Collection<String> configured) {
+		return leaderOf.contains(AutoConfigureTestLeaderElection.ALL) ? List.copyOf(configured)
+				: List.copyOf(leaderOf);
 	}
 
 	/** Grants the default election: the other replica releases it and the application takes it. */

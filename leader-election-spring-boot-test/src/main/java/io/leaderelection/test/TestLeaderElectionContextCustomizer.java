@@ -3,6 +3,7 @@ package io.leaderelection.test;
 import java.util.List;
 import java.util.Map;
 
+import io.leaderelection.autoconfigure.LeaderElectionSettings;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.memory.InMemoryLeaseStores;
 
@@ -47,7 +48,9 @@ record TestLeaderElectionContextCustomizer(List<String> leaderOf) implements Con
 		ConfigurableListableBeanFactory beanFactory = context.getBeanFactory();
 		BeanDefinitionRegistry registry = (BeanDefinitionRegistry) beanFactory;
 		// primary: the elector takes these Leases even where the application defines Leases of its own
-		RootBeanDefinition leases = new RootBeanDefinition(InMemoryLeaseStores.class, InMemoryLeaseStores::shared);
+		RootBeanDefinition leases = new RootBeanDefinition(InMemoryLeaseStores.class,
+				() -> LeaderElectionControl.seeded(InMemoryLeaseStores.shared(),
+						beanFactory.getBean(LeaderElectionSettings.class).elections(), this.leaderOf));
 		leases.setPrimary(true);
 		registry.registerBeanDefinition(LEASES, leases);
 		registry.registerBeanDefinition(LeaderElectionControl.BEAN_NAME,

@@ -36,8 +36,8 @@ import static org.awaitility.Awaitility.await;
 class LocalReplicasTests {
 
 	/**
-	 * The local API server starts empty: the first leader creates the Lease a lease duration (3s in
-	 * the local profile) later; the rest is room for a slow machine.
+	 * The local API server starts empty: the first leader claims the Lease a lease duration (2s in
+	 * the local profile) after creating it without holder; the rest is room for a slow machine.
 	 */
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 

@@ -91,9 +91,12 @@ public class LeaderElectionAutoConfiguration {
 		Duration shutdownPhase = Binder.get(environment)
 			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
 			.orElse(DEFAULT_SHUTDOWN_PHASE);
-		return new ElectionEngine(settings.identity(), settings.elections(),
-				leaseStores, threads.runtime(), all,
-				leaderWork.getIfAvailable(() -> LeaderWork.NONE), settings.drainTimeout(shutdownPhase));
+		ElectionEngine engine = new ElectionEngine(settings.identity(), settings.elections(), leaseStores,
+				threads.runtime(), all, leaderWork.getIfAvailable(() -> LeaderWork.NONE),
+				settings.drainTimeout(shutdownPhase));
+		// From now rather than from the campaign: a missing Lease's wait runs while the context starts.
+		engine.follow();
+		return engine;
 	}
 
 	@Bean

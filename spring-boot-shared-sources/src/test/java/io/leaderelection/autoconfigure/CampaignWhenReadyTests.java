@@ -2,6 +2,7 @@ package io.leaderelection.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -45,6 +46,8 @@ class CampaignWhenReadyTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
 
+	private static final Duration LEASE_DURATION = Duration.ofSeconds(3);
+
 	private final ExecutorService callers = Executors.newCachedThreadPool();
 
 	@AfterEach
@@ -58,10 +61,24 @@ class CampaignWhenReadyTests {
 		server.createReleased(NAMESPACE, lease);
 		replica(lease, "a").run((context) -> {
 			ElectionEngine engine = context.getBean(ElectionEngine.class);
-			// the loop never began an attempt: not one request about the Lease
-			assertThat(engine.health("default").sinceLastAttempt()).isNull();
-			assertThat(engine.isLeader()).isFalse();
-			assertThat(server.lease(NAMESPACE, lease).getSpec().getHolderIdentity()).isNullOrEmpty();
+			// it follows the Lease, released and free to take, and does not take it
+			await().atMost(WAIT).until(() -> engine.health("default").sinceLastAttempt() != null);
+			await().during(LEASE_DURATION.plusSeconds(1)).atMost(WAIT)
+				.until(() -> !engine.isLeader() && holder(lease).isEmpty());
+			ready(context, true);
+			await().atMost(WAIT).until(engine::isLeader);
+		});
+	}
+
+	@Test
+	void aReplicaCreatesAMissingLeaseWithoutHolderBeforeItAcceptsTrafficAndClaimsItOnceReady() {
+		String lease = "missing-until-followed";
+		replica(lease, "a").run((context) -> {
+			ElectionEngine engine = context.getBean(ElectionEngine.class);
+			await().atMost(WAIT).until(() -> server.lease(NAMESPACE, lease) != null);
+			// unchanged for longer than a lease duration: a campaigning replica would have claimed it
+			await().during(LEASE_DURATION.plusSeconds(1)).atMost(WAIT)
+				.until(() -> !engine.isLeader() && holder(lease).isEmpty());
 			ready(context, true);
 			await().atMost(WAIT).until(engine::isLeader);
 		});
@@ -174,6 +191,10 @@ class CampaignWhenReadyTests {
 		});
 	}
 
+	private static String holder(String lease) {
+		return Objects.toString(server.lease(NAMESPACE, lease).getSpec().getHolderIdentity(), "");
+	}
+
 	private static void ready(ApplicationContext context, boolean accepting) {
 		AvailabilityChangeEvent.publish(context,
 				accepting ? ReadinessState.ACCEPTING_TRAFFIC : ReadinessState.REFUSING_TRAFFIC);
@@ -186,7 +207,8 @@ class CampaignWhenReadyTests {
 			.withBean(KubernetesClient.class, server::newClient)
 			.withBean(Revocations.class)
 			.withPropertyValues("leader.election.namespace=" + NAMESPACE, "leader.election.lease-name=" + lease,
-					"leader.election.identity=" + identity, "leader.election.lease-duration=3s",
+					"leader.election.identity=" + identity,
+					"leader.election.lease-duration=" + LEASE_DURATION.toSeconds() + "s",
 					"leader.election.renew-deadline=2s", "leader.election.retry-period=500ms");
 	}
 
