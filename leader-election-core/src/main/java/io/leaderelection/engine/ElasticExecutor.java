@@ -93,18 +93,26 @@ public final class ElasticExecutor implements Executor {
 	/**
 	 * Waits, up to the timeout, for the tasks taken to end, then stops taking tasks. Until then it
 	 * takes those they hand on: a lane runs its next task as a task of its own, and a listener call
-	 * or the stop of leader work queued behind one still running must not be dropped.
+	 * or the stop of leader work queued behind one still running must not be dropped. It adds
+	 * threads for blocked tasks itself meanwhile, as the watchdog may be shut down already.
 	 */
 	public void shutdown(Duration timeout) throws InterruptedException {
 		long deadline = System.nanoTime() + timeout.toNanos();
-		synchronized (this.unfinishedLock) {
-			long left = deadline - System.nanoTime();
-			while (this.unfinished > 0 && left > 0) {
-				TimeUnit.NANOSECONDS.timedWait(this.unfinishedLock, left);
-				left = deadline - System.nanoTime();
+		try {
+			while (true) {
+				synchronized (this.unfinishedLock) {
+					long left = deadline - System.nanoTime();
+					if (this.unfinished == 0 || left <= 0) {
+						break;
+					}
+					TimeUnit.NANOSECONDS.timedWait(this.unfinishedLock, Math.min(left, this.patienceNanos));
+				}
+				keepAThreadFreePerBlockedTask();
 			}
 		}
-		this.pool.shutdown();
+		finally {
+			this.pool.shutdown();
+		}
 		this.pool.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 	}
 
@@ -120,21 +128,25 @@ public final class ElasticExecutor implements Executor {
 		}
 	}
 
+	private void check() {
+		this.checkScheduled.set(false);
+		keepAThreadFreePerBlockedTask();
+		if (!this.busySince.isEmpty() || !this.pool.getQueue().isEmpty()) {
+			scheduleCheck();
+		}
+	}
+
 	/**
 	 * Keeps one thread free for every thread held by a task beyond the patience; threads added
 	 * before end once idle for the keep-alive.
 	 */
-	private void check() {
-		this.checkScheduled.set(false);
+	private void keepAThreadFreePerBlockedTask() {
 		long now = System.nanoTime();
 		int blocked = (int) this.busySince.values().stream().filter((since) -> now - since > this.patienceNanos).count();
 		int wanted = 1 + blocked;
 		if (wanted != this.pool.getCorePoolSize()) {
 			// A larger core size starts threads for the tasks already queued.
 			this.pool.setCorePoolSize(wanted);
-		}
-		if (!this.busySince.isEmpty() || !this.pool.getQueue().isEmpty()) {
-			scheduleCheck();
 		}
 	}
 

@@ -210,6 +210,15 @@ final class Election {
 		scheduleAttempt(0);
 	}
 
+	/** Stops following the Lease, unless the election campaigns: {@link #stop} ends that. */
+	synchronized void stopFollowing() {
+		if (this.running && !this.campaigning) {
+			this.running = false;
+			stopWatching();
+			this.steps.abandonAttempts();
+		}
+	}
+
 	/** Whether this election follows its Lease before campaigning; see {@link #follow()}. */
 	boolean mayFollowBeforeCampaigning() {
 		return this.settings.forLife() == null && this.settings.balanceGroup() == null && this.settings.migration() == null;

@@ -141,6 +141,15 @@ public final class ElectionEngine implements LeaderElector {
 	}
 
 	/**
+	 * Stops the elections that only follow their Lease (see {@link #follow()}), as when the
+	 * application fails to start or closes before it campaigned; those that campaign are left to
+	 * {@link #stop(boolean)}.
+	 */
+	public void stopFollowing() {
+		this.elections.values().forEach(Election::stopFollowing);
+	}
+
+	/**
 	 * Refuses new leader work and stops campaigning in every election: each gate closes, the
 	 * leader work drains and then, with {@code release}, each held Lease is released; the future
 	 * completes when every release, and every leave of a balanced group, was answered, failed or

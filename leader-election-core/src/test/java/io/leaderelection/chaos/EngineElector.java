@@ -142,7 +142,8 @@ final class EngineElector implements Elector {
 			// As the auto-configuration does: following from the elector's creation, campaigning
 			// once the application has started, up to a lease duration later.
 			this.engine.follow();
-			long startingFor = new Random(seed).nextLong(elections.get(0).leaseDuration().toNanos() + 1);
+			// drawn apart from the engine's own jitter, which the same seed seeds
+			long startingFor = new Random(~seed).nextLong(elections.get(0).leaseDuration().toNanos() + 1);
 			runtime.scheduler().schedule(this::campaign, startingFor);
 		}
 

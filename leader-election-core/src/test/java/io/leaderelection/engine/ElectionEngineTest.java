@@ -168,6 +168,24 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void stoppingTheFollowingEndsItWithoutTouchingAnElectionThatCampaigns() {
+		Replica a = replica("a");
+		a.engine.follow();
+		this.time.runDue();
+		a.engine.stopFollowing();
+		this.leases.clearRequests();
+		this.time.advance(LEASE_DURATION.multipliedBy(2));
+		assertThat(this.leases.requests()).isEmpty();
+
+		a.start();
+		this.time.runDue();
+		assertThat(a.engine.isLeader()).isTrue();
+		a.engine.stopFollowing();
+		this.time.advance(LEASE_DURATION.multipliedBy(2));
+		assertThat(a.engine.isLeader()).as("a campaigning election is stopped by stop() alone").isTrue();
+	}
+
+	@Test
 	void acquiresAnExpiredLeaseOnlyAfterSeeingItUnchangedForALeaseDuration() {
 		this.leases.edit((none) -> LeaseRecord.of("gone", 15, wallNow(), wallNow(), 4));
 		Replica a = replica("a");

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.leaderelection.memory.InMemoryLeaseStores;
@@ -42,6 +44,42 @@ class LeaderElectionThreadsTest {
 
 		assertThat(closing.isAlive()).isFalse();
 		assertThat(ran).containsExactly("first", "second");
+	}
+
+	@Test
+	void whileClosingALaneRunsPastAnotherLaneBlockedInUserCodeThoughTheWatchdogIsShutDown() throws Exception {
+		ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor();
+		ElasticExecutor callbacks = new ElasticExecutor(DaemonThreads.named("closing-test-"), watchdog,
+				Duration.ofMillis(50));
+		Executor blockedLane = new SerialExecutor(callbacks, "a blocked lane");
+		Executor otherLane = new SerialExecutor(callbacks, "another lane");
+		CountDownLatch blocking = new CountDownLatch(1);
+		CountDownLatch mayReturn = new CountDownLatch(1);
+		CountDownLatch otherRan = new CountDownLatch(1);
+		// closing shuts the watchdog down first, before it added a thread for the blocked call
+		watchdog.shutdownNow();
+		blockedLane.execute(() -> {
+			blocking.countDown();
+			awaitUninterruptibly(mayReturn);
+		});
+		assertThat(blocking.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		otherLane.execute(otherRan::countDown);
+
+		Thread closing = new Thread(() -> {
+			try {
+				callbacks.shutdown(WAIT);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}, "closing");
+		closing.start();
+
+		assertThat(otherRan.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("ran while the other lane blocks")
+			.isTrue();
+		mayReturn.countDown();
+		closing.join(WAIT.toMillis());
+		assertThat(closing.isAlive()).isFalse();
 	}
 
 	@Test

@@ -80,7 +80,7 @@ public class LeaderElectionAutoConfiguration {
 		return ExitOnLostLeadership.exitingJvm(context);
 	}
 
-	@Bean
+	@Bean(destroyMethod = "stopFollowing")
 	@ConditionalOnMissingBean(LeaderElector.class)
 	ElectionEngine leaderElector(LeaderElectionSettings settings, LeaseStoreFactory leaseStores,
 			LeaderElectionThreads threads, ObjectProvider<ElectionListener> listeners,
