@@ -5,7 +5,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -70,7 +69,8 @@ public final class ElasticExecutor implements Executor {
 				}
 			});
 		}
-		catch (RejectedExecutionException ex) {
+		catch (RuntimeException | Error ex) {
+			// not taken (a rejection, or no thread could be started): it will never end
 			ended();
 			throw ex;
 		}
