@@ -210,12 +210,13 @@ final class Election {
 		scheduleAttempt(0);
 	}
 
-	/** Stops following the Lease, unless the election campaigns: {@link #stop} ends that. */
+	/**
+	 * Stops following the Lease, unless the election campaigns: that one only a stop of its own
+	 * ends. One that only follows holds no term and sends no claim, so nothing is released.
+	 */
 	synchronized void stopFollowing() {
 		if (this.running && !this.campaigning) {
-			this.running = false;
-			stopWatching();
-			this.steps.abandonAttempts();
+			stop(false, RevocationCause.SHUTDOWN);
 		}
 	}
 
