@@ -63,10 +63,7 @@ class CampaignWhenReadyTests {
 			ElectionEngine engine = context.getBean(ElectionEngine.class);
 			// it follows the Lease, released and free to take, and does not take it
 			await().atMost(WAIT).until(() -> engine.health("default").sinceLastAttempt() != null);
-			await().during(LEASE_DURATION.plusSeconds(1)).atMost(WAIT)
-				.until(() -> !engine.isLeader() && holder(lease).isEmpty());
-			ready(context, true);
-			await().atMost(WAIT).until(engine::isLeader);
+			claimsNothingUntilReadyThenLeads(context, lease);
 		});
 	}
 
@@ -74,13 +71,8 @@ class CampaignWhenReadyTests {
 	void aReplicaCreatesAMissingLeaseWithoutHolderBeforeItAcceptsTrafficAndClaimsItOnceReady() {
 		String lease = "missing-until-followed";
 		replica(lease, "a").run((context) -> {
-			ElectionEngine engine = context.getBean(ElectionEngine.class);
 			await().atMost(WAIT).until(() -> server.lease(NAMESPACE, lease) != null);
-			// unchanged for longer than a lease duration: a campaigning replica would have claimed it
-			await().during(LEASE_DURATION.plusSeconds(1)).atMost(WAIT)
-				.until(() -> !engine.isLeader() && holder(lease).isEmpty());
-			ready(context, true);
-			await().atMost(WAIT).until(engine::isLeader);
+			claimsNothingUntilReadyThenLeads(context, lease);
 		});
 	}
 
@@ -189,6 +181,18 @@ class CampaignWhenReadyTests {
 			assertThat(engine.isLeader()).isTrue();
 			assertThat(context.getBean(Revocations.class).causes).isEmpty();
 		});
+	}
+
+	/**
+	 * Not ready, the replica leaves the Lease without holder for longer than a lease duration, in
+	 * which a campaigning replica would have claimed it, then leads once ready.
+	 */
+	private static void claimsNothingUntilReadyThenLeads(ApplicationContext context, String lease) {
+		ElectionEngine engine = context.getBean(ElectionEngine.class);
+		await().during(LEASE_DURATION.plusSeconds(1)).atMost(WAIT)
+			.until(() -> !engine.isLeader() && holder(lease).isEmpty());
+		ready(context, true);
+		await().atMost(WAIT).until(engine::isLeader);
 	}
 
 	private static String holder(String lease) {
