@@ -16,10 +16,13 @@ import org.slf4j.LoggerFactory;
  * <p>
  * The key may be claimed only after it was seen naming no one, or naming a Pod that is gone or
  * not Ready, for a whole lease duration on this process's monotonic clock, with no change of the
- * id or of the Pod it names in between: an old replica writes the key's removal before it tells
- * its own code to stop, and learns that its own Pod turned unready only through a watch, so its
- * leader work may run for a while after the key looks free. It is claimed by writing this
- * replica's Pod name, which the old replicas check the readiness of, over the version read.
+ * id, of the Pod it names or of the ConfigMap's version in between: an old replica writes the
+ * key's removal before it tells its own code to stop, and learns that its own Pod turned unready
+ * only through a watch, so its leader work may run for a while after the key looks free. An old
+ * replica may also take the key and give it back between two looks, which only the version
+ * shows; a write of another key of the ConfigMap starts the wait again too, as the version does
+ * not say which key changed. It is claimed by writing this replica's Pod name, which the old
+ * replicas check the readiness of, over the version read.
  * A key naming this replica's own Pod (a container restarted in it) is its own.
  */
 public final class MigrationKey implements ClaimGuard {
@@ -53,14 +56,18 @@ public final class MigrationKey implements ClaimGuard {
 	private String seenHolder;
 
 	/**
-	 * The looks that found the key free, one every retry period: a failed look, or one that came
-	 * late (this process paused), ends the run, and the wait for a free key starts again.
+	 * The looks that found the key free, one every retry period: a failed look, one that came
+	 * late (this process paused) or one that found a new version of the ConfigMap ends the run,
+	 * and the wait for a free key starts again.
 	 */
 	private final UnbrokenRun free;
 
 	private String problem;
 
-	/** Whether this replica's own Pod was Ready at the last look: the old replicas take the key of one that is not. */
+	/**
+	 * Whether this replica's own Pod was Ready at the last look, and was read by it: the old
+	 * replicas take the key of one that is not, and a look that failed cannot tell.
+	 */
 	private boolean ownPodReady;
 
 	/**
@@ -185,54 +192,55 @@ public final class MigrationKey implements ClaimGuard {
 		});
 	}
 
+	/**
+	 * Reads this replica's own Pod, then the key, then the Pod the key names, and hands what it
+	 * saw to {@link #looked} on the scheduler, where all of it takes effect at once: a change of
+	 * {@link #held()} is then always told.
+	 */
 	private void look() {
 		Duration timeout = Duration.ofNanos(this.retryPeriodNanos);
-		ownPodProblem(timeout).thenCompose((ownPodProblem) -> this.store.read(timeout)
-			.thenCompose((key) -> holderOf(key, timeout))
-			.thenApply((look) -> (ownPodProblem != null) ? look.withProblem(ownPodProblem) : look))
+		this.store.pod(this.ownPod, timeout)
+			.thenCompose((ownPod) -> this.store.read(timeout)
+				.thenCompose((key) -> holderOf(key, ownPod != null && ownPod.ready(), timeout))
+				.thenApply((look) -> (ownPod != null) ? look : look.withProblem(ownPodMissing())))
 			.whenComplete((look, failure) -> this.runtime.scheduler().execute(() -> looked(look, failure)));
 	}
 
 	/**
-	 * Reads this replica's own Pod: whether it is Ready, and, when it does not exist, why the key
-	 * must not name it. A key naming a Pod that does not exist, or is not Ready, looks free to the
-	 * old replicas, which take it at once.
+	 * Why the key must not name this replica's Pod when that Pod does not exist: a key naming a
+	 * Pod that does not exist, or is not Ready, looks free to the old replicas, which take it at
+	 * once.
 	 */
-	private CompletableFuture<String> ownPodProblem(Duration timeout) {
-		return this.store.pod(this.ownPod, timeout).thenApply((pod) -> {
-			synchronized (this) {
-				this.ownPodReady = pod != null && pod.ready();
-			}
-			if (pod != null) {
-				return null;
-			}
-			return "Pod '" + this.ownPod + "' (POD_NAME, else HOSTNAME) does not exist beside " + describe()
-					+ ": the old replicas would take a key naming it at once, as they take the key of a Pod that "
-					+ "is gone. Set POD_NAME from the downward API (fieldRef metadata.name); this replica takes "
-					+ "no leadership until its Pod is found";
-		});
+	private String ownPodMissing() {
+		return "Pod '" + this.ownPod + "' (POD_NAME, else HOSTNAME) does not exist beside " + describe()
+				+ ": the old replicas would take a key naming it at once, as they take the key of a Pod that "
+				+ "is gone. Set POD_NAME from the downward API (fieldRef metadata.name); this replica takes "
+				+ "no leadership until its Pod is found";
 	}
 
-	/** What the key names: {@code ""} when no one, else the id and the uid of its Pod. */
-	private CompletableFuture<Look> holderOf(LeaderKey key, Duration timeout) {
+	/**
+	 * What the key names: {@code ""} when no one, else the id and the uid of its Pod; with what the
+	 * look read of this replica's own Pod.
+	 */
+	private CompletableFuture<Look> holderOf(LeaderKey key, boolean ownPodReady, Duration timeout) {
 		if (key.empty()) {
-			return CompletableFuture.completedFuture(new Look(key, "", true, null));
+			return CompletableFuture.completedFuture(new Look(key, "", true, null, ownPodReady));
 		}
 		String id = key.value();
 		if (id.equals(this.ownPod)) {
-			return CompletableFuture.completedFuture(new Look(key, id, false, null));
+			return CompletableFuture.completedFuture(new Look(key, id, false, null, ownPodReady));
 		}
 		if (id.length() > 253 || !POD_NAME.matcher(id).matches()) {
 			return CompletableFuture.completedFuture(new Look(key, id, false, describe() + " holds '" + id
 					+ "', which is no Pod name: the leader election it migrates from writes a Pod name there "
 					+ "(spring.cloud.kubernetes.leader.id); this replica takes no leadership until the key is "
-					+ "emptied or names a Pod"));
+					+ "emptied or names a Pod", ownPodReady));
 		}
 		return this.store.pod(id, timeout).thenApply((pod) -> {
 			if (pod == null) {
-				return new Look(key, id, true, null);
+				return new Look(key, id, true, null, ownPodReady);
 			}
-			return new Look(key, id + "/" + pod.uid(), !pod.ready(), null);
+			return new Look(key, id + "/" + pod.uid(), !pod.ready(), null, ownPodReady);
 		});
 	}
 
@@ -251,6 +259,9 @@ public final class MigrationKey implements ClaimGuard {
 			logger.debug("{} could not be read: {}", describe(), cause.toString());
 		}
 		else {
+			this.ownPodReady = look.ownPodReady;
+			// a new version naming the same holder may have named another in between, unseen
+			boolean sameVersion = this.seen != null && Objects.equals(this.seen.version(), look.key.version());
 			this.seen = look.key;
 			String problem = look.problem;
 			if (problem != null && !problem.equals(this.problem)) {
@@ -263,7 +274,7 @@ public final class MigrationKey implements ClaimGuard {
 				this.free.end();
 			}
 			else {
-				if (!sameHolder) {
+				if (!sameHolder || !sameVersion) {
 					this.free.end();
 				}
 				if (this.free.seen(now, false)) {
@@ -297,11 +308,12 @@ public final class MigrationKey implements ClaimGuard {
 	 * @param holder what the key names, with the Pod's uid when there is that Pod
 	 * @param free whether the old replicas take the key as it is: empty, or a Pod gone or not Ready
 	 * @param problem why the key cannot be taken as it is; {@code null} when it can be judged
+	 * @param ownPodReady whether this replica's own Pod was Ready
 	 */
-	private record Look(LeaderKey key, String holder, boolean free, String problem) {
+	private record Look(LeaderKey key, String holder, boolean free, String problem, boolean ownPodReady) {
 
 		Look withProblem(String problem) {
-			return new Look(this.key, this.holder, this.free, problem);
+			return new Look(this.key, this.holder, this.free, problem, this.ownPodReady);
 		}
 
 	}

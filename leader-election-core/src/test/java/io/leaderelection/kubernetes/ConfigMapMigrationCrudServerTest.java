@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
@@ -40,7 +42,16 @@ class ConfigMapMigrationCrudServerTest {
 	private static final ElectionSettings ORDERS = new ElectionSettings("orders", NAMESPACE, "orders-leader",
 			LEASE_DURATION, Duration.ofMillis(1000), Duration.ofMillis(100));
 
+	/** A renew deadline and a renew period many looks (retry periods) long. */
+	private static final ElectionSettings ORDERS_RENEWING_RARELY = new ElectionSettings("orders", NAMESPACE,
+			"orders-leader", Duration.ofSeconds(3), Duration.ofMillis(2500), Duration.ofMillis(100))
+		.renewingEvery(Duration.ofSeconds(2));
+
 	private static final Duration WAIT = Duration.ofSeconds(10);
+
+	private static final String OWN_POD = "/api/v1/namespaces/" + NAMESPACE + "/pods/new-0";
+
+	private final FailingOwnPodReads dispatcher = new FailingOwnPodReads();
 
 	private OpenedResources opened;
 
@@ -48,7 +59,7 @@ class ConfigMapMigrationCrudServerTest {
 
 	@BeforeEach
 	void startServer() {
-		this.opened = new OpenedResources(new KubernetesCrudDispatcher());
+		this.opened = new OpenedResources(this.dispatcher);
 		this.tool = open(this.opened.server().createClient());
 	}
 
@@ -87,6 +98,48 @@ class ConfigMapMigrationCrudServerTest {
 		assertThat(keyValue()).isEqualTo("new-0");
 	}
 
+	/**
+	 * An old replica that takes the free key and gives it back between two looks leaves nothing a
+	 * look sees but a new version of the ConfigMap: the wait for a free key starts again from there.
+	 */
+	@Test
+	void aKeyTakenAndGivenBackBetweenTwoLooksStartsTheWaitAgain() {
+		ElectionSettings lookingRarely = new ElectionSettings("orders", NAMESPACE, "orders-leader",
+				Duration.ofSeconds(3), Duration.ofMillis(2500), Duration.ofMillis(500));
+		pod("new-0", true);
+		pod("old-0", true);
+		key("");
+		Replica replica = replica("new-0", lookingRarely);
+		replica.engine.start();
+		await().during(lookingRarely.leaseDuration().dividedBy(3)).atMost(WAIT)
+			.until(() -> !replica.engine.isLeader("orders"));
+		key("old-0");
+		long givenBack = System.nanoTime();
+		key("");
+		await().atMost(WAIT).until(() -> replica.engine.isLeader("orders"));
+		assertThat(Duration.ofNanos(System.nanoTime() - givenBack)).as("from the key given back to leading")
+			.isGreaterThanOrEqualTo(lookingRarely.leaseDuration());
+		assertThat(keyValue()).isEqualTo("new-0");
+	}
+
+	/**
+	 * A write of another key of the ConfigMap (another role's leader) changes its version too,
+	 * which does not say which key changed: the wait for a free key starts again from there.
+	 */
+	@Test
+	void aWriteOfAnotherKeyOfTheConfigMapStartsTheWaitAgain() {
+		pod("new-0", true);
+		key("");
+		Replica replica = replica("new-0");
+		replica.engine.start();
+		await().during(LEASE_DURATION.dividedBy(2)).atMost(WAIT).until(() -> !replica.engine.isLeader("orders"));
+		long written = System.nanoTime();
+		entry("leader.id.payments", "old-1");
+		await().atMost(WAIT).until(() -> replica.engine.isLeader("orders"));
+		assertThat(Duration.ofNanos(System.nanoTime() - written)).as("from the other key's write to leading")
+			.isGreaterThanOrEqualTo(LEASE_DURATION);
+	}
+
 	@Test
 	void aReplicaWhosePodIsNotReadyLeavesAFreeKeyAloneAndStepsDownWhenItsPodTurnsUnready() {
 		// the old replicas take at once a key naming a Pod that is not Ready
@@ -116,6 +169,52 @@ class ConfigMapMigrationCrudServerTest {
 		await().during(LEASE_DURATION.multipliedBy(2)).atMost(LEASE_DURATION.multipliedBy(3))
 			.until(() -> !replica.engine.isLeader("orders"));
 		assertThat(keyValue()).isEqualTo("old-0");
+	}
+
+	/**
+	 * The look that finds its own Pod not Ready closes the gate, not the next renewal: the old
+	 * replicas take the key at once, and renewals may be far apart.
+	 */
+	@Test
+	void theGateClosesAtTheFirstLookThatFindsItsOwnPodNotReadyNotAtTheNextRenewal() {
+		pod("new-0", true);
+		Replica replica = replica("new-0", ORDERS_RENEWING_RARELY);
+		replica.engine.start();
+		await().atMost(WAIT).until(() -> replica.engine.isLeader("orders"));
+		// just after a renewal, so that the next one is a renew period away
+		String renewed = renewTime();
+		await().pollInterval(Duration.ofMillis(5)).atMost(WAIT).until(() -> !renewTime().equals(renewed));
+		long unready = System.nanoTime();
+		pod("new-0", false);
+		await().atMost(WAIT).until(() -> !replica.engine.isLeader("orders"));
+		assertThat(Duration.ofNanos(System.nanoTime() - unready)).as("from its Pod turning unready to its gate closing")
+			.isLessThan(ORDERS_RENEWING_RARELY.renewPeriod().dividedBy(2));
+		assertThat(replica.causes).containsExactly(RevocationCause.MIGRATION_KEY_LOST);
+	}
+
+	/**
+	 * A look that fails cannot tell whether this replica's Pod is still Ready, and the old replicas
+	 * take at once the key of a Pod that is not: the gate closes at that look, not at the next
+	 * renewal, and opens again only once a look reads the Pod Ready.
+	 */
+	@Test
+	void aLookThatFailsClosesTheGateAtOnce() {
+		pod("new-0", true);
+		Replica replica = replica("new-0", ORDERS_RENEWING_RARELY);
+		replica.engine.start();
+		await().atMost(WAIT).until(() -> replica.engine.isLeader("orders"));
+		long failingFrom = System.nanoTime();
+		this.dispatcher.failOwnPodReads(true);
+		await().atMost(WAIT).until(() -> !replica.engine.isLeader("orders"));
+		assertThat(Duration.ofNanos(System.nanoTime() - failingFrom)).as("from reads of its Pod failing to its gate closing")
+			.isLessThan(ORDERS_RENEWING_RARELY.renewPeriod().dividedBy(2));
+		assertThat(replica.causes).containsExactly(RevocationCause.MIGRATION_KEY_LOST);
+		await().during(ORDERS_RENEWING_RARELY.leaseDuration()).atMost(WAIT)
+			.until(() -> !replica.engine.isLeader("orders"));
+
+		this.dispatcher.failOwnPodReads(false);
+		await().atMost(WAIT).until(() -> replica.engine.isLeader("orders"));
+		assertThat(keyValue()).isEqualTo("new-0");
 	}
 
 	@Test
@@ -162,12 +261,16 @@ class ConfigMapMigrationCrudServerTest {
 	}
 
 	private Replica replica(String podName) {
+		return replica(podName, ORDERS);
+	}
+
+	private Replica replica(String podName, ElectionSettings settings) {
 		LeaderElectionThreads threads = open(new LeaderElectionThreads());
 		KubernetesClient client = open(this.opened.server().createClient());
 		KubernetesLeaseStores stores = open(new KubernetesLeaseStores(client, threads.blockingCalls()));
 		Replica replica = new Replica();
 		replica.engine = new ElectionEngine(podName + "-identity",
-				List.of(ORDERS.migratingFrom(new ElectionSettings.Migration("leaders", KEY, podName))), stores,
+				List.of(settings.migratingFrom(new ElectionSettings.Migration("leaders", KEY, podName))), stores,
 				threads.runtime(), List.of(replica));
 		this.opened.open(() -> replica.engine.stop(false).join());
 		return replica;
@@ -198,6 +301,11 @@ class ConfigMapMigrationCrudServerTest {
 	}
 
 	private void key(String value) {
+		entry(KEY, value);
+	}
+
+	/** Sets an entry of the ConfigMap, creating it if missing. */
+	private void entry(String key, String value) {
 		if (this.tool.configMaps().inNamespace(NAMESPACE).withName("leaders").get() == null) {
 			this.tool.configMaps()
 				.inNamespace(NAMESPACE)
@@ -205,18 +313,23 @@ class ConfigMapMigrationCrudServerTest {
 					.withName("leaders")
 					.withNamespace(NAMESPACE)
 					.endMetadata()
-					.withData(Map.of(KEY, value))
+					.withData(Map.of(key, value))
 					.build())
 				.create();
 		}
 		else {
 			this.tool.configMaps().inNamespace(NAMESPACE).withName("leaders").edit((existing) -> {
 				Map<String, String> data = new HashMap<>((existing.getData() != null) ? existing.getData() : Map.of());
-				data.put(KEY, value);
+				data.put(key, value);
 				existing.setData(data);
 				return existing;
 			});
 		}
+	}
+
+	private String renewTime() {
+		return String.valueOf(this.tool.leases().inNamespace(NAMESPACE).withName("orders-leader").get().getSpec()
+			.getRenewTime());
 	}
 
 	private String keyValue() {
@@ -226,6 +339,27 @@ class ConfigMapMigrationCrudServerTest {
 
 	private <T extends AutoCloseable> T open(T resource) {
 		return this.opened.open(resource);
+	}
+
+	/** The CRUD dispatcher, but for reads of Pod {@code new-0}, answered 500 while it is told to fail them. */
+	private static final class FailingOwnPodReads extends KubernetesCrudDispatcher {
+
+		private volatile boolean failing;
+
+		void failOwnPodReads(boolean failing) {
+			this.failing = failing;
+		}
+
+		@Override
+		public MockResponse dispatch(RecordedRequest request) {
+			if (this.failing && "GET".equals(request.getMethod()) && request.getPath().startsWith(OWN_POD)) {
+				return new MockResponse().setResponseCode(500)
+					.setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+							+ "\"message\":\"etcd unavailable\",\"code\":500}");
+			}
+			return super.dispatch(request);
+		}
+
 	}
 
 	private static final class Replica implements ElectionListener {

@@ -49,14 +49,14 @@ import static org.awaitility.Awaitility.await;
  * its process lives on, an old replica takes the key at once (on the Pod's watch event) and
  * starts leading as soon as its write returns. The new leader learns of it only at its next look
  * at the key, which it takes every retry period: its gate closes then, with
- * {@link RevocationCause#MIGRATION_KEY_LOST}. The two lead together meanwhile, for at most about
- * a retry period and two round trips; {@link #readinessFlipsOfEitherSidesLeader()} measures that
- * overlap and asserts it stays below the new replica's renew deadline, instead of zero: its gate
- * closes a renew deadline after the start of its last look at the key that found it holding, a
- * look that began before the old replica took the key (the overlap came to 565 ms, past a retry
- * period and two round trips, with two test JVMs on a two-core machine). A new replica could narrow that window, not close
- * it: it learns that its Pod turned not Ready no sooner than the old replicas do, which write at
- * once and leave nothing the new one could fence them with.
+ * {@link RevocationCause#MIGRATION_KEY_LOST}. The two lead together meanwhile, for about a retry
+ * period and two round trips; {@link #readinessFlipsOfEitherSidesLeader()} measures that overlap
+ * and asserts it stays below the new replica's renew deadline, instead of zero, as a machine
+ * this busy may delay a look. (While the look that found its own Pod not Ready did not tell the
+ * election at once, the gate closed only at the next renewal, and the overlap came to 565 ms.)
+ * A new replica could narrow that window, not close it: it learns that its Pod turned not Ready
+ * no sooner than the old replicas do, which write at once and leave nothing the new one could
+ * fence them with.
  * <p>
  * Timings are scaled down: old replicas check every 300 ms (60 s by default), new ones have a
  * lease duration of 1.5 s, a renew deadline of 1 s and a retry period of 100 ms (those of the
