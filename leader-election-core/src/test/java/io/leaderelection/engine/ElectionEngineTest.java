@@ -104,11 +104,7 @@ class ElectionEngineTest {
 		a.start();
 		this.time.runDue();
 		assertThat(a.engine.isLeader()).isFalse();
-		this.time.advanceTo(created + LEASE_DURATION.toNanos() - 1);
-		assertThat(a.engine.isLeader()).isFalse();
-		this.time.advanceTo(created + LEASE_DURATION.toNanos());
-
-		assertThat(a.engine.isLeader()).isTrue();
+		assertLeadsFirstALeaseDurationAfter(created, a);
 	}
 
 	@Test
@@ -193,10 +189,7 @@ class ElectionEngineTest {
 		this.time.runDue();
 		long firstSeen = this.time.nanoTime();
 		assertThat(a.engine.isLeader()).isFalse();
-		this.time.advanceTo(firstSeen + LEASE_DURATION.toNanos() - 1);
-		assertThat(a.engine.isLeader()).isFalse();
-		this.time.advanceTo(firstSeen + LEASE_DURATION.toNanos());
-		assertThat(a.engine.isLeader()).isTrue();
+		assertLeadsFirstALeaseDurationAfter(firstSeen, a);
 		assertThat(a.events).containsExactly("granted " + this.leases.stored().resourceVersion());
 		assertThat(this.leases.stored().holderIdentity()).isEqualTo("a");
 		assertThat(this.leases.stored().leaseTransitions()).isEqualTo(5);
@@ -598,10 +591,7 @@ class ElectionEngineTest {
 		assertThat(b.engine.isLeader()).isFalse();
 		this.leases.delete();
 		long deletedAt = this.time.nanoTime();
-		this.time.advanceTo(deletedAt + LEASE_DURATION.toNanos() - 1);
-		assertThat(b.engine.isLeader()).isFalse();
-		this.time.advanceTo(deletedAt + LEASE_DURATION.toNanos());
-		assertThat(b.engine.isLeader()).isTrue();
+		assertLeadsFirstALeaseDurationAfter(deletedAt, b);
 	}
 
 	@Test
@@ -629,10 +619,7 @@ class ElectionEngineTest {
 		a.start();
 		this.time.runDue();
 		long firstSeen = this.time.nanoTime();
-		this.time.advanceTo(firstSeen + LEASE_DURATION.toNanos() - 1);
-		assertThat(a.engine.isLeader()).isFalse();
-		this.time.advanceTo(firstSeen + LEASE_DURATION.toNanos());
-		assertThat(a.engine.isLeader()).isTrue();
+		assertLeadsFirstALeaseDurationAfter(firstSeen, a);
 	}
 
 	// ---- fencing tokens
@@ -987,10 +974,7 @@ class ElectionEngineTest {
 		a.start();
 		this.time.runDue();
 		long firstSeen = this.time.nanoTime();
-		this.time.advanceTo(firstSeen + LEASE_DURATION.toNanos() - 1);
-		assertThat(a.engine.isLeader()).isFalse();
-		this.time.advanceTo(firstSeen + LEASE_DURATION.toNanos());
-		assertThat(a.engine.isLeader()).isTrue();
+		assertLeadsFirstALeaseDurationAfter(firstSeen, a);
 		assertThat(a.engine.health("default").identityConflict()).isNull();
 	}
 
@@ -1288,6 +1272,17 @@ class ElectionEngineTest {
 	private static LeaseRecord preferring(LeaseRecord record, String preferredHolder) {
 		return new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(), record.acquireTime(),
 				record.renewTime(), record.leaseTransitions(), preferredHolder, null, null, null);
+	}
+
+	/**
+	 * Advances to just before a lease duration after the given moment, where the replica does not
+	 * lead yet, then to that moment, where it does.
+	 */
+	private void assertLeadsFirstALeaseDurationAfter(long since, Replica replica) {
+		this.time.advanceTo(since + LEASE_DURATION.toNanos() - 1);
+		assertThat(replica.engine.isLeader()).isFalse();
+		this.time.advanceTo(since + LEASE_DURATION.toNanos());
+		assertThat(replica.engine.isLeader()).isTrue();
 	}
 
 	/**

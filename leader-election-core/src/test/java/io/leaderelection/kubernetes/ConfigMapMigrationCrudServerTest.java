@@ -79,9 +79,7 @@ class ConfigMapMigrationCrudServerTest {
 			.until(() -> !replica.engine.isLeader("orders") && "old-0".equals(keyValue()));
 		pod("old-0", false);
 		long unready = System.nanoTime();
-		await().atMost(WAIT).until(() -> replica.engine.isLeader("orders"));
-		assertThat(System.nanoTime() - unready).as("nanos from the old Pod turning unready to leading")
-			.isGreaterThanOrEqualTo(LEASE_DURATION.toNanos());
+		assertLeadsNoSoonerThan(replica, LEASE_DURATION, unready, "the old Pod turning unready");
 		assertThat(keyValue()).isEqualTo("new-0");
 		assertThat(this.tool.leases().inNamespace(NAMESPACE).withName("orders-leader").get().getSpec().getHolderIdentity())
 			.isEqualTo("new-0-identity");
@@ -93,8 +91,7 @@ class ConfigMapMigrationCrudServerTest {
 		Replica replica = replica("new-0");
 		long started = System.nanoTime();
 		replica.engine.start();
-		await().atMost(WAIT).until(() -> replica.engine.isLeader("orders"));
-		assertThat(System.nanoTime() - started).isGreaterThanOrEqualTo(LEASE_DURATION.toNanos());
+		assertLeadsNoSoonerThan(replica, LEASE_DURATION, started, "its start");
 		assertThat(keyValue()).isEqualTo("new-0");
 	}
 
@@ -116,9 +113,7 @@ class ConfigMapMigrationCrudServerTest {
 		key("old-0");
 		long givenBack = System.nanoTime();
 		key("");
-		await().atMost(WAIT).until(() -> replica.engine.isLeader("orders"));
-		assertThat(Duration.ofNanos(System.nanoTime() - givenBack)).as("from the key given back to leading")
-			.isGreaterThanOrEqualTo(lookingRarely.leaseDuration());
+		assertLeadsNoSoonerThan(replica, lookingRarely.leaseDuration(), givenBack, "the key given back");
 		assertThat(keyValue()).isEqualTo("new-0");
 	}
 
@@ -135,9 +130,7 @@ class ConfigMapMigrationCrudServerTest {
 		await().during(LEASE_DURATION.dividedBy(2)).atMost(WAIT).until(() -> !replica.engine.isLeader("orders"));
 		long written = System.nanoTime();
 		entry("leader.id.payments", "old-1");
-		await().atMost(WAIT).until(() -> replica.engine.isLeader("orders"));
-		assertThat(Duration.ofNanos(System.nanoTime() - written)).as("from the other key's write to leading")
-			.isGreaterThanOrEqualTo(LEASE_DURATION);
+		assertLeadsNoSoonerThan(replica, LEASE_DURATION, written, "the other key's write");
 	}
 
 	@Test
@@ -229,8 +222,7 @@ class ConfigMapMigrationCrudServerTest {
 		first.engine.stepDown("orders", WAIT);
 		assertThat(keyValue()).isNull();
 		long removed = System.nanoTime();
-		await().atMost(WAIT).until(() -> second.engine.isLeader("orders"));
-		assertThat(System.nanoTime() - removed).isGreaterThanOrEqualTo(LEASE_DURATION.toNanos());
+		assertLeadsNoSoonerThan(second, LEASE_DURATION, removed, "the key's removal");
 		assertThat(keyValue()).isEqualTo("new-1");
 	}
 
@@ -325,6 +317,13 @@ class ConfigMapMigrationCrudServerTest {
 				return existing;
 			});
 		}
+	}
+
+	/** Waits for the replica to lead, and checks that it did no sooner than the given wait after the given moment. */
+	private static void assertLeadsNoSoonerThan(Replica replica, Duration wait, long since, String sinceWhat) {
+		await().atMost(WAIT).until(() -> replica.engine.isLeader("orders"));
+		assertThat(Duration.ofNanos(System.nanoTime() - since)).as("from %s to leading", sinceWhat)
+			.isGreaterThanOrEqualTo(wait);
 	}
 
 	private String renewTime() {
