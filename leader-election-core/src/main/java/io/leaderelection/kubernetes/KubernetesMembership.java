@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -228,15 +229,19 @@ final class KubernetesMembership implements MembershipStore {
 	private record SeenVersion(String version, long since) {
 	}
 
-	/** The writes of one record: each asked for with a ticket, made only if no later one was made. */
+	/**
+	 * The writes of one record: each asked for with a ticket, made only if no later one was made.
+	 * Asking takes no lock: it runs on the engine's scheduler, which must never wait for a write
+	 * that hangs on the network while holding the lock that orders the writes.
+	 */
 	private static final class WriteOrder {
 
-		private long asked;
+		private final AtomicLong asked = new AtomicLong();
 
 		private long written;
 
-		synchronized long ask() {
-			return ++this.asked;
+		long ask() {
+			return this.asked.incrementAndGet();
 		}
 
 		synchronized void write(long ticket, Runnable write) {

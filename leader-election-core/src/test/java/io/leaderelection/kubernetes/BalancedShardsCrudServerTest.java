@@ -5,11 +5,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionSettings;
@@ -91,7 +96,7 @@ class BalancedShardsCrudServerTest {
 		gone.renew("shop-orders", "gone", Duration.ofSeconds(5)).join();
 		KubernetesMembership staying = new KubernetesMembership(client, threads.blockingCalls(), "team-a",
 				Duration.ofMillis(500));
-		List<Map<String, String>> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+		List<Map<String, String>> seen = new CopyOnWriteArrayList<>();
 		MembershipStore.Following following = staying.follow("shop-orders", seen::add,
 				(failure) -> seen.add(Map.of("failed", String.valueOf(failure))));
 		open(following::close);
@@ -107,7 +112,7 @@ class BalancedShardsCrudServerTest {
 	@Test
 	void aRenewalAskedForBeforeALeaveButRunAfterItDoesNotNameTheMemberAgain() {
 		KubernetesClient client = open(this.opened.server().createClient());
-		List<Runnable> queued = new java.util.concurrent.CopyOnWriteArrayList<>();
+		List<Runnable> queued = new CopyOnWriteArrayList<>();
 		KubernetesMembership membership = new KubernetesMembership(client, queued::add, "team-a");
 		CompletableFuture<Void> joined = membership.renew("shop-orders", "c", Duration.ofSeconds(5));
 		queued.remove(0).run();
@@ -122,6 +127,53 @@ class BalancedShardsCrudServerTest {
 		assertThat(client.leases().inNamespace("team-a").withLabel(LeaseLabels.MEMBER_OF, "shop-orders").list().getItems())
 			.singleElement()
 			.satisfies((record) -> assertThat(record.getSpec().getHolderIdentity()).isNull());
+	}
+
+	/**
+	 * A member write that hangs on the network holds the lock that orders the record's writes;
+	 * the next renewal is asked for on the engine's scheduler, which must not wait for it: the
+	 * scheduler runs every election's deadlines and revocations.
+	 */
+	@Test
+	void aMemberWriteThatHangsDoesNotHoldUpTheThreadThatAsksForTheNext() throws Exception {
+		CountDownLatch arrived = new CountDownLatch(1);
+		CountDownLatch answer = new CountDownLatch(1);
+		try (OpenedResources held = new OpenedResources(new KubernetesCrudDispatcher() {
+
+			@Override
+			public MockResponse dispatch(RecordedRequest request) {
+				if (!"GET".equals(request.getMethod())) {
+					arrived.countDown();
+					try {
+						answer.await();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				}
+				return super.dispatch(request);
+			}
+
+		})) {
+			KubernetesClient client = held.open(held.server().createClient());
+			List<Runnable> queued = new CopyOnWriteArrayList<>();
+			KubernetesMembership membership = new KubernetesMembership(client, queued::add, "team-a");
+			CompletableFuture<Void> joined = membership.renew("shop-orders", "c", Duration.ofSeconds(5));
+			Thread writing = new Thread(queued.remove(0), "member-write");
+			writing.start();
+			try {
+				assertThat(arrived.await(10, TimeUnit.SECONDS)).as("the member write reached the server").isTrue();
+				CompletableFuture<CompletableFuture<Void>> asked = CompletableFuture
+					.supplyAsync(() -> membership.renew("shop-orders", "c", Duration.ofSeconds(5)));
+				assertThat(asked).as("the next renewal, asked for while the first write hangs")
+					.succeedsWithin(Duration.ofSeconds(1));
+			}
+			finally {
+				answer.countDown();
+			}
+			joined.join();
+			writing.join();
+		}
 	}
 
 	private ElectionEngine engine(String identity) {
