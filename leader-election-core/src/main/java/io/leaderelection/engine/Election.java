@@ -394,7 +394,7 @@ final class Election {
 					else {
 						observeAbsent(now);
 					}
-					this.watching.start(this.observation.lastSeen(), now);
+					this.watching.start(now);
 					this.mode.decide(now);
 				});
 	}
@@ -446,7 +446,6 @@ final class Election {
 		if (!this.running || this.leadership.term() != null) {
 			return;
 		}
-		this.watching.eventTold();
 		// Acting on an event is the loop at work: while a leader renews, a watching follower
 		// never reaches its own next attempt, and must not look stalled.
 		this.lastAttemptNanos = now;
@@ -477,11 +476,15 @@ final class Election {
 		}
 	}
 
-	/** The watch ended on its own: what it followed has a gap; poll until it is opened again. */
+	/**
+	 * The watch ended on its own: what it followed has a gap; read, and watch again, at once if the
+	 * watch may be started again now, else poll until it may.
+	 */
 	void watchEnded() {
 		this.observation.watchEnded();
 		if (this.running && this.leadership.term() == null && !this.claims.onItsWay()) {
-			scheduleAttempt(followerDelay());
+			long now = now();
+			scheduleAttempt((this.watching.untilRestart(now) == 0) ? 0 : followerDelay());
 		}
 	}
 

@@ -265,7 +265,7 @@ final class ForLifeMode implements ElectionMode {
 	@Override
 	public void lead(long now, long sequence) {
 		if (this.loop.running() && !this.loop.watching.started()) {
-			this.loop.watching.start(this.loop.observation.lastSeen(), now);
+			this.loop.watching.start(now);
 		}
 		if (this.loop.observation.watched()) {
 			this.loop.scheduleAttempt(this.loop.followerDelay());

@@ -172,7 +172,7 @@ final class LeaseMode implements ElectionMode {
 					if (failure == null) {
 						long now = this.loop.now();
 						this.loop.observe(stored, now);
-						this.loop.watching.start(stored, now);
+						this.loop.watching.start(now);
 						decide(now);
 					}
 					else if (failure instanceof LeaseConflictException) {

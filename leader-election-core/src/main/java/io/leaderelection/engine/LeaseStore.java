@@ -34,13 +34,17 @@ public interface LeaseStore {
 	CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout);
 
 	/**
-	 * Follows the Lease from the given resourceVersion on ({@code null}: from now), telling the
-	 * listener when the server has accepted the watch and then of every change, until the watch
-	 * is closed or ends. Followers use it to learn of
-	 * a release or a deletion within a round trip and to send no request while the leader
-	 * renews. A store that cannot watch returns {@code null}, and followers poll.
+	 * Follows the Lease from now on, telling the listener when the server has accepted the watch,
+	 * then the Lease's current version where the store can tell it, then every change, until the
+	 * watch is closed or ends. Followers use it to learn of a release or a deletion within a round
+	 * trip and to send no request while the leader renews. A store that cannot watch returns
+	 * {@code null}, and followers poll.
+	 * <p>
+	 * From now, not from a version read: a real API server keeps a few minutes of changes, and
+	 * answers a watch from an older version (a for-life lock, a Lease released long ago) with 410
+	 * Gone, for good.
 	 */
-	default LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
+	default LeaseWatch watch(LeaseWatch.Listener listener) {
 		return null;
 	}
 

@@ -8,10 +8,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The watch an election follows its Lease with: started from the version last read, closed on
- * request, backed off when it ends or cannot be opened (the election polls meanwhile). Its events
- * reach the election one at a time and in the order the store told them, each marked with the
- * watch it came from, so that the election drops those of a watch it no longer follows.
+ * The watch an election follows its Lease with: started from now (the store tells the current
+ * version first), closed on request. A watch that worked for a retry period and then ended (the
+ * API server restarted, or ended it at its request timeout, or answered its reconnection with 410
+ * Gone) is started again at once; one that could not be opened, or ended sooner, is backed off
+ * (the election polls meanwhile). Its events reach the election one at a time and in the order the
+ * store told them, each marked with the watch it came from, so that the election drops those of a
+ * watch it no longer follows.
  */
 final class LeaseWatching {
 
@@ -40,6 +43,7 @@ final class LeaseWatching {
 	/** When a watch that ended may be started again; {@link #NEVER} when it may now. */
 	private long retryAtNanos = NEVER;
 
+	/** How long the next watch that fails early is backed off. */
 	private long backoffNanos;
 
 	LeaseWatching(Election election, LeaseStore store, ElectionScheduler scheduler, String electionName,
@@ -52,15 +56,15 @@ final class LeaseWatching {
 		this.backoffNanos = retryPeriodNanos;
 	}
 
-	/** Starts watching from the given version, unless a watch is on or backing off. */
-	void start(LeaseRecord seen, long now) {
+	/** Starts watching, unless a watch is on or backing off. */
+	void start(long now) {
 		if (this.listener != null || (this.retryAtNanos != NEVER && now - this.retryAtNanos < 0)) {
 			return;
 		}
 		Listener started = new Listener();
 		LeaseWatch opened;
 		try {
-			opened = this.store.watch((seen != null) ? seen.resourceVersion() : null, started);
+			opened = this.store.watch(started);
 		}
 		catch (RuntimeException ex) {
 			// The watch could not be opened (no watch permission, no such namespace): poll, and
@@ -87,11 +91,17 @@ final class LeaseWatching {
 		return this.listener != null;
 	}
 
-	/** A change was told: the watch works, and the next one that ends backs off from the start. */
-	void eventTold() {
-		this.backoffNanos = this.retryPeriodNanos;
+	/** How long from now until a watch may be started again; 0 when it may now. */
+	long untilRestart(long now) {
+		return (this.retryAtNanos == NEVER) ? 0 : Math.max(0, this.retryAtNanos - now);
 	}
 
+	/** A watch that worked for a retry period ended: it is started again at once, and backed off only if it keeps failing. */
+	private void restartAtOnce() {
+		this.retryAtNanos = NEVER;
+		this.backoffNanos = this.retryPeriodNanos;
+		logger.debug("Watch of {} ended, starting it again", this.store.describe());
+	}
 
 	private void backOff(long now, Throwable cause) {
 		this.retryAtNanos = now + this.backoffNanos;
@@ -111,9 +121,15 @@ final class LeaseWatching {
 		private final Executor events = new SerialExecutor(LeaseWatching.this.scheduler::execute,
 				"the watch of election '" + LeaseWatching.this.electionName + "'");
 
+		/** When the server accepted this watch; {@link #NEVER} before. */
+		private long openedAtNanos = NEVER;
+
 		@Override
 		public void opened() {
-			tell(LeaseWatching.this.election::watchOpened);
+			tell(() -> {
+				this.openedAtNanos = LeaseWatching.this.election.now();
+				LeaseWatching.this.election.watchOpened();
+			});
 		}
 
 		@Override
@@ -131,7 +147,13 @@ final class LeaseWatching {
 			tell(() -> {
 				LeaseWatching.this.watch = null;
 				LeaseWatching.this.listener = null;
-				backOff(LeaseWatching.this.election.now(), cause);
+				long now = LeaseWatching.this.election.now();
+				if (this.openedAtNanos != NEVER && now - this.openedAtNanos >= LeaseWatching.this.retryPeriodNanos) {
+					restartAtOnce();
+				}
+				else {
+					backOff(now, cause);
+				}
 				LeaseWatching.this.election.watchEnded();
 			});
 		}

@@ -257,14 +257,13 @@ public final class InMemoryLeaseStores implements LeaseStoreFactory, AutoCloseab
 		}
 
 		@Override
-		public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
+		public LeaseWatch watch(LeaseWatch.Listener listener) {
 			synchronized (InMemoryLeaseStores.this) {
 				InMemoryLeaseStores.this.watchers.computeIfAbsent(this.key, (key) -> new ArrayList<>()).add(listener);
 				answer(listener::opened);
 				LeaseRecord current = InMemoryLeaseStores.this.leases.get(this.key);
-				String currentVersion = (current != null) ? current.resourceVersion() : null;
-				if (fromResourceVersion != null && !fromResourceVersion.equals(currentVersion)) {
-					// changed since the version the watch starts from: tell, as the server replays it
+				if (current != null) {
+					// the current version first, as an API server starts a watch without a resourceVersion
 					answer(() -> listener.changed(current));
 				}
 			}

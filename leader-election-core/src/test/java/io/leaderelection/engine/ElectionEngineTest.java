@@ -1163,7 +1163,25 @@ class ElectionEngineTest {
 	}
 
 	@Test
-	void aFollowerWhoseWatchEndsPollsAndWatchesAgainAfterABackoff() {
+	void aFollowerWhoseWatchEndsAfterWorkingForARetryPeriodReadsAndWatchesAgainAtOnce() {
+		// as a real API server ends a watch at its request timeout, or answers its reconnection 410 Gone
+		Replica a = leader("a");
+		Replica b = follower(replica("b"));
+		this.time.advance(RETRY_PERIOD);
+		assertThat(b.connection.openWatches()).isOne();
+		this.leases.clearRequests();
+		b.connection.endWatches();
+		this.time.runDue();
+		// read, watched, and read once more for what changed while the watch was opening
+		assertThat(this.leases.requests()).containsExactly("b get", "b watch", "b get");
+		assertThat(b.connection.openWatches()).isOne();
+		a.engine.stop(true);
+		this.time.runDue();
+		assertThat(b.engine.isLeader()).isTrue();
+	}
+
+	@Test
+	void aFollowerWhoseWatchEndsSoonAfterItOpenedPollsAndWatchesAgainAfterABackoff() {
 		Replica a = leader("a");
 		Replica b = follower(replica("b"));
 		this.time.runDue();
@@ -1400,8 +1418,8 @@ class ElectionEngineTest {
 		}
 
 		@Override
-		public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
-			return this.delegate.watch(fromResourceVersion, listener);
+		public LeaseWatch watch(LeaseWatch.Listener listener) {
+			return this.delegate.watch(listener);
 		}
 
 	}

@@ -255,7 +255,7 @@ final class InMemoryLeases {
 		}
 
 		@Override
-		public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
+		public LeaseWatch watch(LeaseWatch.Listener listener) {
 			if (!this.watchable) {
 				return null;
 			}

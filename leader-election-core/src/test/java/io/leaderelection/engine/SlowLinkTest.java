@@ -101,8 +101,8 @@ class SlowLinkTest {
 		}
 
 		@Override
-		public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
-			return this.store.watch(fromResourceVersion, listener);
+		public LeaseWatch watch(LeaseWatch.Listener listener) {
+			return this.store.watch(listener);
 		}
 
 		@Override

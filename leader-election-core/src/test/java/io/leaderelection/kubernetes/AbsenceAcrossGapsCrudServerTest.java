@@ -354,8 +354,8 @@ class AbsenceAcrossGapsCrudServerTest {
 		}
 
 		@Override
-		public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
-			return this.store.watch(fromResourceVersion, listener);
+		public LeaseWatch watch(LeaseWatch.Listener listener) {
+			return this.store.watch(listener);
 		}
 
 	}
@@ -403,8 +403,8 @@ class AbsenceAcrossGapsCrudServerTest {
 		}
 
 		@Override
-		public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
-			return (this.following == Following.WATCH) ? this.store.watch(fromResourceVersion, listener) : null;
+		public LeaseWatch watch(LeaseWatch.Listener listener) {
+			return (this.following == Following.WATCH) ? this.store.watch(listener) : null;
 		}
 
 	}
