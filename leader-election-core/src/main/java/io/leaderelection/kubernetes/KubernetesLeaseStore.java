@@ -16,7 +16,6 @@ import java.util.function.Supplier;
 
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
-import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -57,6 +56,9 @@ import io.leaderelection.engine.PodState;
 public final class KubernetesLeaseStore implements ForLifeLockStore {
 
 	private static final String JSON = ApiCalls.JSON;
+
+	/** How the API server words a write whose uid precondition failed: the object is not the one written. */
+	private static final String UID_PRECONDITION_FAILED = "Precondition failed: UID in precondition";
 
 	private final KubernetesClient client;
 
@@ -132,6 +134,10 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 	public CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout) {
 		Lease lease = (record.stored() instanceof Lease read) ? this.serialization.clone(read) : newLease();
 		lease.getMetadata().setResourceVersion(record.resourceVersion());
+		if (record.uid() != null) {
+			// without a uid, a real API server creates a Lease that was deleted meanwhile
+			lease.getMetadata().setUid(record.uid());
+		}
 		HttpRequest request = this.calls.request(this.objectUri, timeout).put(JSON, json(lease, record)).build();
 		return send("update", request, timeout).thenApply((response) -> stored("update", response));
 	}
@@ -230,15 +236,16 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 
 	/**
 	 * Opens the watch on the watch opener and returns at once; the listener is told when the
-	 * server has accepted it, and a watch the server refuses ends with the refusal.
+	 * server has accepted it, and a watch the server refuses ends with the refusal. Without a
+	 * resourceVersion, the server starts the watch with the Lease's current version.
 	 */
 	@Override
-	public LeaseWatch watch(String fromResourceVersion, LeaseWatch.Listener listener) {
+	public LeaseWatch watch(LeaseWatch.Listener listener) {
 		OpeningWatch watch = new OpeningWatch();
 		this.watchOpener.execute(() -> watch.open(() -> this.client.leases()
 			.inNamespace(this.namespace)
 			.withName(this.name)
-			.watch(new ListOptionsBuilder().withResourceVersion(fromResourceVersion).build(), new Watcher<Lease>() {
+			.watch(new Watcher<Lease>() {
 				@Override
 				public void eventReceived(Action action, Lease lease) {
 					if (action == Action.DELETED) {
@@ -294,7 +301,13 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 		if (code == 200 || code == 201) {
 			return record(parse(verb, response.body()));
 		}
-		String detail = code + " " + this.calls.reason(response);
+		String reason = this.calls.reason(response);
+		String detail = code + " " + reason;
+		if (code == 409 && "update".equals(verb) && reason.contains(UID_PRECONDITION_FAILED)) {
+			// The object written was deleted: a real API server answers an update of a missing Lease
+			// whose body names its uid with this conflict, not a 404 (a Lease may be created by an update).
+			throw new LeaseNotFoundException(verb, this.description, code, detail);
+		}
 		if (code == 409) {
 			throw new LeaseConflictException(verb, this.description, detail);
 		}
