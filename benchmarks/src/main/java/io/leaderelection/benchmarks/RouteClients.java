@@ -73,8 +73,13 @@ final class RouteClients implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Sends a request along the route ({@code address:port}) as kube-proxy forwards it: to this
+	 * host, at the endpoint's port.
+	 */
 	private void send(String route) {
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + route + RoutedReplica.PATH))
+		String port = route.substring(route.lastIndexOf(':') + 1);
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + RoutedReplica.PATH))
 			.timeout(Duration.ofSeconds(2))
 			.build();
 		try {

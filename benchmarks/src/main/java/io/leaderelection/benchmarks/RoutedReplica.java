@@ -35,9 +35,10 @@ import org.springframework.web.bind.annotation.RestController;
  * One replica of {@link LeaderOnlyRouting}: a Spring Boot web application (Spring MVC on Tomcat)
  * with the starter's auto-configuration, routing the default election's leader-only traffic
  * through the EndpointSlice of a Service without selector, under its own Pod name and address
- * (127.0.0.N: every loopback address reaches this host), its API traffic through a TCP proxy of
- * its own that a kill black-holes. It records its gate's intervals and the leader-only requests
- * it served, on the JVM's monotonic clock.
+ * (192.0.2.N, of TEST-NET-1: a real API server refuses loopback addresses in a slice; the clients
+ * reach it on this host, as kube-proxy forwards to an endpoint), its API traffic through a TCP
+ * proxy of its own that a kill black-holes. It records its gate's intervals and the leader-only
+ * requests it served, on the JVM's monotonic clock.
  */
 final class RoutedReplica implements AutoCloseable {
 
@@ -72,11 +73,11 @@ final class RoutedReplica implements AutoCloseable {
 
 	/**
 	 * Starts replica number {@code index} (from 1): named {@code replica-<index>}, in Pod
-	 * {@code pod-<index>} (which must exist), at address 127.0.0.(index + 1).
+	 * {@code pod-<index>} (which must exist), at address 192.0.2.(index).
 	 */
 	static RoutedReplica start(int index, ApiServer server, NioReactor reactor, Timings timings, Served served) {
 		String name = "replica-" + index;
-		String address = "127.0.0." + (index + 1);
+		String address = "192.0.2." + index;
 		TcpCrusher proxy = TcpCrusherBuilder.builder()
 			.withReactor(reactor)
 			.withBindAddress("127.0.0.1", freePort())

@@ -26,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * once its term began, {@code follow} when its gate closed, waiting for it before a release of
  * its own accord. A change asked while a write of the one before is under way waits only for the
  * call on its way, not for the rest of that write.
+ * <p>
+ * While this replica leads, the slice is kept: once written, it is looked at every retry period
+ * (the slice and its Service, from the API server's cache), and written again when it is gone or
+ * owned by a Service deleted since, as after a Service is deleted and created again.
  */
 public final class LeaderRoute implements AutoCloseable {
 
@@ -53,6 +57,12 @@ public final class LeaderRoute implements AutoCloseable {
 
 	/** Whether the slice and the label are as last asked. Guarded by the lock. */
 	private boolean sliceDone;
+
+	/**
+	 * Whether the slice named this replica under the term last asked for: from then on, it is
+	 * kept so. Guarded by the lock.
+	 */
+	private boolean sliceKept;
 
 	private boolean labelDone;
 
@@ -138,6 +148,7 @@ public final class LeaderRoute implements AutoCloseable {
 			this.wanted = wanted;
 			this.generation++;
 			this.sliceDone = this.slice == null;
+			this.sliceKept = false;
 			this.labelDone = this.label == null;
 			this.settled.complete(null);
 			this.settled = new CompletableFuture<>();
@@ -157,6 +168,7 @@ public final class LeaderRoute implements AutoCloseable {
 	private CompletableFuture<Void> write(long generation) {
 		Wanted now;
 		boolean writeSlice;
+		boolean keeping;
 		boolean writeLabel;
 		Long withdrawn;
 		synchronized (this.lock) {
@@ -165,6 +177,7 @@ public final class LeaderRoute implements AutoCloseable {
 			}
 			now = this.wanted;
 			writeSlice = !this.sliceDone;
+			keeping = this.sliceKept;
 			writeLabel = !this.labelDone;
 			if (now.leading() && writeSlice) {
 				this.namedUnder = now.fencingToken();
@@ -172,8 +185,8 @@ public final class LeaderRoute implements AutoCloseable {
 			withdrawn = this.namedUnder;
 		}
 		// composed onto a completed future, so that a write failing before it is sent fails the future
-		CompletableFuture<Void> sliceWritten = writeSlice ? DONE.thenCompose((ignored) -> writeSlice(now, withdrawn))
-				: DONE;
+		CompletableFuture<Void> sliceWritten = writeSlice
+				? DONE.thenCompose((ignored) -> writeSlice(now, keeping, withdrawn)) : DONE;
 		return sliceWritten.handle((ignored, failure) -> failure).thenCompose((sliceFailure) -> {
 			// a change asked meanwhile goes first: it waits for no more than the call that was on its way
 			CompletableFuture<Void> labelWritten = (writeLabel && wanted(generation)) ? DONE.thenCompose((ignored) -> this.label
@@ -185,19 +198,25 @@ public final class LeaderRoute implements AutoCloseable {
 		});
 	}
 
-	private CompletableFuture<Void> writeSlice(Wanted now, Long withdrawn) {
+	private CompletableFuture<Void> writeSlice(Wanted now, boolean keeping, Long withdrawn) {
 		if (now.leading()) {
-			return this.slice.name(now.fencingToken(), this.timeout).thenAccept((named) -> {
-				if (named) {
-					logger.info("{} names this replica as leader of election '{}' (fencing token {})",
-							this.slice.describe(), this.election, now.fencingToken());
-				}
-				else {
-					forget(now.fencingToken());
-					logger.info("{} is left to a newer term of election '{}' than this replica's (fencing token {})",
-							this.slice.describe(), this.election, now.fencingToken());
-				}
-			});
+			long token = now.fencingToken();
+			return (keeping ? this.slice.keep(token, this.timeout) : this.slice.name(token, this.timeout))
+				.thenAccept((naming) -> {
+					if (!naming.names()) {
+						forget(token);
+						logger.info("{} is left to a newer term of election '{}' than this replica's (fencing token {})",
+								this.slice.describe(), this.election, token);
+					}
+					else if (keeping && naming.written()) {
+						logger.warn("{} is written again, naming this replica as leader of election '{}' (fencing "
+								+ "token {}): {}", this.slice.describe(), this.election, token, naming.reason());
+					}
+					else if (!keeping) {
+						logger.info("{} names this replica as leader of election '{}' (fencing token {})",
+								this.slice.describe(), this.election, token);
+					}
+				});
 		}
 		if (withdrawn == null) {
 			return DONE;
@@ -226,7 +245,10 @@ public final class LeaderRoute implements AutoCloseable {
 		}
 	}
 
-	/** Takes note of how a write ended: done, or to be tried again a retry period from now. */
+	/**
+	 * Takes note of how a write ended: done, or to be tried again a retry period from now; a slice
+	 * that names this replica is looked at again a retry period from now.
+	 */
 	private void ended(long generation, Throwable sliceFailure, Throwable labelFailure) {
 		synchronized (this.lock) {
 			if (generation != this.generation) {
@@ -244,19 +266,43 @@ public final class LeaderRoute implements AutoCloseable {
 				if (this.sliceDone && this.labelDone) {
 					this.settled.complete(null);
 				}
+				if (namesUs()) {
+					this.sliceKept = true;
+					inARetryPeriod(() -> keep(generation));
+				}
 				return;
 			}
 			failed(unwrap(failure));
-			if (!this.closed) {
-				CompletableFuture.delayedExecutor(this.retryPeriod.toNanos(), TimeUnit.NANOSECONDS)
-					.execute(() -> retry(generation));
-			}
+			inARetryPeriod(() -> retry(generation));
+		}
+	}
+
+	/** Whether this replica leads and the slice names it under its term. Holds the lock. */
+	private boolean namesUs() {
+		return this.slice != null && this.wanted.leading() && this.namedUnder != null
+				&& this.namedUnder == this.wanted.fencingToken();
+	}
+
+	/** Runs the step a retry period from now, unless the route is closed; the step looks again when it runs. */
+	private void inARetryPeriod(Runnable step) {
+		if (!this.closed) {
+			CompletableFuture.delayedExecutor(this.retryPeriod.toNanos(), TimeUnit.NANOSECONDS).execute(step);
 		}
 	}
 
 	private void retry(long generation) {
 		synchronized (this.lock) {
 			if (generation == this.generation && !this.closed) {
+				enqueue(generation);
+			}
+		}
+	}
+
+	/** Looks at the slice again, and writes it again if it was lost while this replica leads. */
+	private void keep(long generation) {
+		synchronized (this.lock) {
+			if (generation == this.generation && !this.closed) {
+				this.sliceDone = false;
 				enqueue(generation);
 			}
 		}
@@ -295,11 +341,8 @@ public final class LeaderRoute implements AutoCloseable {
 	 * @param ports the ports by name; a Service port is routed to the port of its own name
 	 * @param podName the Pod this replica runs in, named as the endpoint's target; {@code null}
 	 * when unknown
-	 * @param serviceUid the uid of the Service, whose deletion then deletes the slice too;
-	 * {@code null} when unknown
 	 */
-	public record Endpoint(String service, String address, Map<String, Integer> ports, String podName,
-			String serviceUid) {
+	public record Endpoint(String service, String address, Map<String, Integer> ports, String podName) {
 
 		public Endpoint {
 			ports = Collections.unmodifiableMap(new TreeMap<>(ports));

@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
@@ -50,6 +52,20 @@ class LeaderRouteCrudTests {
 	private static final ElectionSettings ELECTION = new ElectionSettings("default", NS, "orders-leader-lease",
 			Duration.ofSeconds(8), Duration.ofSeconds(5), Duration.ofMillis(200));
 
+	/** A retry period of a minute: nothing is tried or looked at again within a test. */
+	private static final ElectionSettings SLOW = new ElectionSettings("default", NS, "orders-leader-lease",
+			Duration.ofMinutes(3), Duration.ofMinutes(2), Duration.ofMinutes(1));
+
+	/**
+	 * A retry period of 3 s, long beside the requests of a test on a loaded machine, so that
+	 * "within a retry period" is told apart from "within a few".
+	 */
+	private static final ElectionSettings KEPT = new ElectionSettings("default", NS, "orders-leader-lease",
+			Duration.ofSeconds(12), Duration.ofSeconds(8), Duration.ofSeconds(3));
+
+	/** What the requests of a write take beyond the retry period it waits, on a loaded machine. */
+	private static final Duration REQUESTS = Duration.ofSeconds(1);
+
 	private KubernetesMockServer server;
 
 	private UnansweredSliceWrites dispatcher;
@@ -68,6 +84,7 @@ class LeaderRouteCrudTests {
 				false);
 		this.server.init(InetAddress.getLoopbackAddress(), 0);
 		this.other = this.server.createClient();
+		createService();
 	}
 
 	@AfterEach
@@ -98,6 +115,125 @@ class LeaderRouteCrudTests {
 		});
 		assertThat(slice.getPorts()).extracting((port) -> port.getName() + "=" + port.getPort() + "/" + port.getProtocol())
 			.containsExactly("admin=9090/TCP", "http=8080/TCP");
+		assertThat(slice.getMetadata().getOwnerReferences()).singleElement().satisfies((owner) -> {
+			assertThat(owner.getApiVersion() + " " + owner.getKind() + " " + owner.getName())
+				.isEqualTo("v1 Service " + SERVICE);
+			assertThat(owner.getUid()).isEqualTo(service().getMetadata().getUid()).isNotBlank();
+		});
+	}
+
+	/**
+	 * The garbage collector, or anyone, deletes the slice during a term: the leader, looking at it
+	 * every retry period, writes it again within one, under the same term.
+	 */
+	@Test
+	void aSliceDeletedDuringTheTermIsWrittenAgainWithinARetryPeriod() throws Exception {
+		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null, KEPT);
+		done(route.lead(41));
+
+		long deleted = System.nanoTime();
+		this.other.discovery().v1().endpointSlices().inNamespace(NS).withName(SERVICE).delete();
+
+		await().atMost(KEPT.retryPeriod().plus(REQUESTS))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> slice() != null && addresses(slice()).equals(List.of("10.0.0.1")));
+		assertThat(Duration.ofNanos(System.nanoTime() - deleted)).isLessThan(KEPT.retryPeriod().plus(REQUESTS));
+		assertThat(slice().getMetadata().getAnnotations()).containsEntry("leaderelection.io/fencing-token", "41");
+		assertThat(slice().getMetadata().getOwnerReferences()).singleElement()
+			.satisfies((owner) -> assertThat(owner.getUid()).isEqualTo(service().getMetadata().getUid()));
+	}
+
+	/**
+	 * A Helm reinstall: the Service is deleted and created again, another object with another uid.
+	 * The slice still names the former one as owner, which the garbage collector counts as gone (the
+	 * mock server has none); the leader writes it again owned by the Service there is now.
+	 */
+	@Test
+	void aServiceCreatedAgainBecomesTheOwnerOfTheSliceWithinARetryPeriod() throws Exception {
+		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null, KEPT);
+		done(route.lead(41));
+		String former = service().getMetadata().getUid();
+
+		this.other.services().inNamespace(NS).withName(SERVICE).delete();
+		await().atMost(TIMEOUT).until(() -> service() == null);
+		createService();
+		String recreated = service().getMetadata().getUid();
+		assertThat(recreated).isNotEqualTo(former);
+
+		await().atMost(KEPT.retryPeriod().plus(REQUESTS))
+			.pollInterval(Duration.ofMillis(20))
+			.untilAsserted(() -> assertThat(slice().getMetadata().getOwnerReferences()).singleElement()
+				.satisfies((owner) -> assertThat(owner.getUid()).isEqualTo(recreated)));
+		assertThat(addresses(slice())).containsExactly("10.0.0.1");
+		assertThat(slice().getMetadata().getAnnotations()).containsEntry("leaderelection.io/fencing-token", "41");
+		assertThat(route.problem()).isNull();
+	}
+
+	/**
+	 * While the Service is missing, the leader says so, writes no slice (it would have no owner),
+	 * and tries again every retry period: the slice is written once the Service is there.
+	 */
+	@Test
+	void aMissingServiceIsToldAndTheSliceWrittenOnceItExists() throws Exception {
+		this.other.services().inNamespace(NS).withName(SERVICE).delete();
+		await().atMost(TIMEOUT).until(() -> service() == null);
+		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null);
+
+		done(route.lead(41));
+		assertThat(route.problem()).contains("Service routes/orders-leader: it does not exist")
+			.contains("create it without a selector");
+		assertThat(slice()).isNull();
+
+		createService();
+		await().atMost(TIMEOUT).untilAsserted(() -> {
+			assertThat(route.problem()).isNull();
+			assertThat(addresses(slice())).containsExactly("10.0.0.1");
+			assertThat(slice().getMetadata().getOwnerReferences()).singleElement()
+				.satisfies((owner) -> assertThat(owner.getUid()).isEqualTo(service().getMetadata().getUid()));
+		});
+	}
+
+	/**
+	 * While the slice is as written, keeping it costs two reads per retry period, the slice and
+	 * its Service, from the API server's cache ({@code resourceVersion=0}), and no write.
+	 */
+	@Test
+	void aKeptSliceCostsTwoCachedReadsEachRetryPeriodAndNoWrite() throws Exception {
+		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null);
+		done(route.lead(41));
+		String version = slice().getMetadata().getResourceVersion();
+		takeRequests();
+		this.dispatcher.reads();
+
+		await().atMost(TIMEOUT).until(() -> this.dispatcher.cachedReads() >= 6);
+
+		// taken before the test reads the slice itself
+		List<String> reads = this.dispatcher.reads();
+		assertThat(takeRequests()).isNotEmpty().containsOnly("GET");
+		assertThat(slice().getMetadata().getResourceVersion()).isEqualTo(version);
+		assertThat(reads).allSatisfy((path) -> assertThat(path).endsWith("?resourceVersion=0"))
+			.anySatisfy((path) -> assertThat(path).contains("/endpointslices/" + SERVICE))
+			.anySatisfy((path) -> assertThat(path).contains("/services/" + SERVICE));
+	}
+
+	/**
+	 * Without the right to write EndpointSlices, or on OpenShift without the right its admission
+	 * asks for a slice naming a Pod's address, the API server answers 403: the problem names both
+	 * rules.
+	 */
+	@Test
+	void aForbiddenWriteNamesTheRulesToGrant() throws Exception {
+		this.dispatcher.failSliceWrites(403,
+				"endpointslices.discovery.k8s.io orders-leader is forbidden: endpoint address 10.0.0.1 is not allowed");
+		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null);
+
+		done(route.lead(41));
+
+		assertThat(route.problem()).contains("create EndpointSlice routes/orders-leader: 403")
+			.contains("endpoint address 10.0.0.1 is not allowed")
+			.contains("grant 'get', 'create' and 'update' on 'endpointslices' (API group discovery.k8s.io) in "
+					+ "namespace 'routes'")
+			.contains("on OpenShift also 'create' on 'endpointslices/restricted'");
 	}
 
 	@Test
@@ -137,8 +273,9 @@ class LeaderRouteCrudTests {
 	 */
 	@Test
 	void aWithdrawalAtAStaleVersionIsRefusedAndLeavesTheSuccessorsSlice() throws Exception {
-		LeaderRoute former = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null);
-		LeaderRoute successor = route("pod-b_1", "10.0.0.2", Map.of("http", 8080), null);
+		// a retry period of a minute: neither looks at the slice again within the test
+		LeaderRoute former = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null, SLOW);
+		LeaderRoute successor = route("pod-b_1", "10.0.0.2", Map.of("http", 8080), null, SLOW);
 		done(former.lead(41));
 		done(successor.lead(57));
 		takeRequests();
@@ -164,8 +301,7 @@ class LeaderRouteCrudTests {
 		done(earlier.lead(40));
 		done(earlier.follow());
 		// a retry period of a minute: the failed write is not tried again within the test
-		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null, new ElectionSettings("default",
-				NS, "orders-leader-lease", Duration.ofMinutes(3), Duration.ofMinutes(2), Duration.ofMinutes(1)));
+		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null, SLOW);
 		this.dispatcher.holdNextUpdate();
 		done(route.lead(41));
 		assertThat(route.problem()).contains("504");
@@ -302,7 +438,7 @@ class LeaderRouteCrudTests {
 	void aWithdrawalCompletesOnceWrittenNotOnceTried() throws Exception {
 		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null);
 		done(route.lead(41));
-		this.dispatcher.failSliceWrites(true);
+		this.dispatcher.failSliceWrites(500, "etcd unavailable");
 
 		CompletableFuture<Void> withdrawn = route.follow();
 		await().atMost(TIMEOUT).until(() -> this.dispatcher.failedWrites() >= 2);
@@ -310,7 +446,7 @@ class LeaderRouteCrudTests {
 		assertThat(route.problem()).contains("EndpointSlice routes/orders-leader").contains("500");
 		assertThat(addresses(slice())).containsExactly("10.0.0.1");
 
-		this.dispatcher.failSliceWrites(false);
+		this.dispatcher.failSliceWrites(0, null);
 		done(withdrawn);
 		assertThat(addresses(slice())).isEmpty();
 		assertThat(route.problem()).isNull();
@@ -321,14 +457,14 @@ class LeaderRouteCrudTests {
 	void aWithdrawalOvertakenByANewTermIsNoLongerWaitedFor() throws Exception {
 		LeaderRoute route = route("pod-a_1", "10.0.0.1", Map.of("http", 8080), null);
 		done(route.lead(41));
-		this.dispatcher.failSliceWrites(true);
+		this.dispatcher.failSliceWrites(500, "etcd unavailable");
 		CompletableFuture<Void> withdrawn = route.follow();
 		await().atMost(TIMEOUT).until(() -> this.dispatcher.failedWrites() >= 1);
 
 		route.lead(45);
 
 		done(withdrawn);
-		this.dispatcher.failSliceWrites(false);
+		this.dispatcher.failSliceWrites(0, null);
 		await().atMost(TIMEOUT)
 			.untilAsserted(() -> assertThat(slice().getMetadata().getAnnotations())
 				.containsEntry("leaderelection.io/fencing-token", "45"));
@@ -344,10 +480,31 @@ class LeaderRouteCrudTests {
 		KubernetesLeaseStores stores = new KubernetesLeaseStores(this.server.createClient(), Runnable::run);
 		this.stores.add(stores);
 		LeaderRoute.Endpoint endpoint = (address != null)
-				? new LeaderRoute.Endpoint(SERVICE, address, ports, podName, null) : null;
+				? new LeaderRoute.Endpoint(SERVICE, address, ports, podName) : null;
 		LeaderRoute route = stores.route(election, holder, endpoint, podName);
 		this.routes.add(route);
 		return route;
+	}
+
+	/** The Service without selector the slice belongs to; the mock server gives it a uid of its own. */
+	private void createService() {
+		this.other.services()
+			.inNamespace(NS)
+			.resource(new ServiceBuilder().withNewMetadata()
+				.withName(SERVICE)
+				.endMetadata()
+				.withNewSpec()
+				.addNewPort()
+				.withName("http")
+				.withPort(80)
+				.endPort()
+				.endSpec()
+				.build())
+			.create();
+	}
+
+	private Service service() {
+		return this.other.services().inNamespace(NS).withName(SERVICE).get();
 	}
 
 	private EndpointSlice slice() {
@@ -406,17 +563,36 @@ class LeaderRouteCrudTests {
 
 		private volatile RecordedRequest held;
 
-		private volatile boolean failing;
+		private volatile int failingWith;
+
+		private volatile String failure;
 
 		private final AtomicInteger failed = new AtomicInteger();
 
-		/** Answers every write of an EndpointSlice 500 while on. */
-		void failSliceWrites(boolean failing) {
-			this.failing = failing;
+		private final List<String> reads = new CopyOnWriteArrayList<>();
+
+		private final AtomicInteger cachedReads = new AtomicInteger();
+
+		/** Answers every write of an EndpointSlice with this status and message; 0 for none. */
+		void failSliceWrites(int code, String message) {
+			this.failure = message;
+			this.failingWith = code;
 		}
 
 		int failedWrites() {
 			return this.failed.get();
+		}
+
+		/** How many reads asked for any version the server has cached ({@code resourceVersion=0}). */
+		int cachedReads() {
+			return this.cachedReads.get();
+		}
+
+		/** The paths of the reads of the slice and its Service served since the last call. */
+		List<String> reads() {
+			List<String> reads = new ArrayList<>(this.reads);
+			this.reads.clear();
+			return reads;
 		}
 
 		void holdNextUpdate() {
@@ -431,11 +607,19 @@ class LeaderRouteCrudTests {
 
 		@Override
 		public MockResponse dispatch(RecordedRequest request) {
-			if (this.failing && !"GET".equals(request.getMethod()) && request.getPath().contains("/endpointslices")) {
+			String path = request.getPath();
+			if ("GET".equals(request.getMethod()) && path.contains("/" + SERVICE)) {
+				this.reads.add(path);
+				if (path.endsWith("?resourceVersion=0")) {
+					this.cachedReads.incrementAndGet();
+				}
+			}
+			int code = this.failingWith;
+			if (code != 0 && !"GET".equals(request.getMethod()) && path.contains("/endpointslices")) {
 				this.failed.incrementAndGet();
-				return new MockResponse().setResponseCode(500)
+				return new MockResponse().setResponseCode(code)
 					.setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
-							+ "\"message\":\"etcd unavailable\",\"code\":500}");
+							+ "\"message\":\"" + this.failure + "\",\"code\":" + code + "}");
 			}
 			if (this.holdNext && "PUT".equals(request.getMethod()) && request.getPath().contains("/endpointslices/")) {
 				this.holdNext = false;

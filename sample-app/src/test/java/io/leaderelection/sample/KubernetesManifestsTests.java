@@ -105,6 +105,14 @@ class KubernetesManifestsTests {
 			Set.of("delete"));
 
 	/**
+	 * What a Role granting {@code endpointslices} grants beside, which no request asks for: on
+	 * OpenShift, RestrictedEndpointsAdmission refuses (403) a write of an EndpointSlice naming a
+	 * Pod-network address unless the writer may {@code create} this virtual subresource.
+	 */
+	private static final Map<String, Set<String>> CHECKED_BY_OPENSHIFT_ADMISSION = Map
+		.of("discovery.k8s.io/endpointslices/restricted", Set.of("create"));
+
+	/**
 	 * An object path or a collection path of a namespaced resource, with an optional query: the
 	 * API group ({@code /api/v1} is the core group, ""), the resource, the object's name.
 	 */
@@ -221,7 +229,7 @@ class KubernetesManifestsTests {
 		});
 		Role forLifeRole = resource(FOR_LIFE, Role.class);
 		assertThat(forLifeRole.getMetadata()).isEqualTo(resource(LEASE, Role.class).getMetadata());
-		assertThat(granted(forLifeRole)).isEqualTo(FOR_LIFE_RULES);
+		assertThat(granted(forLifeRole)).isEqualTo(withRulesOfAdmission(FOR_LIFE_RULES));
 	}
 
 	/**
@@ -426,7 +434,7 @@ class KubernetesManifestsTests {
 			assertThat(sent.get(resource)).doesNotContainAnyElementsOf(verbs);
 			sent.get(resource).addAll(verbs);
 		});
-		assertThat(granted(resource(LEASE, Role.class))).isEqualTo(sent);
+		assertThat(granted(resource(LEASE, Role.class))).isEqualTo(withRulesOfAdmission(sent));
 	}
 
 	@Test
@@ -434,7 +442,7 @@ class KubernetesManifestsTests {
 		Map<String, Set<String>> sent = verbsSentByTheSampleForLife();
 
 		assertThat(sent).isEqualTo(FOR_LIFE_RULES);
-		assertThat(granted(resource(FOR_LIFE, Role.class))).isEqualTo(sent);
+		assertThat(granted(resource(FOR_LIFE, Role.class))).isEqualTo(withRulesOfAdmission(sent));
 	}
 
 	/**
@@ -676,6 +684,20 @@ class KubernetesManifestsTests {
 			case "DELETE" -> collection ? "deletecollection" : "delete";
 			default -> "unexpected method " + method;
 		};
+	}
+
+	/**
+	 * The rules, and those an admission plugin checks on the requests they allow: a Role that
+	 * grants {@code endpointslices} grants {@link #CHECKED_BY_OPENSHIFT_ADMISSION} too.
+	 */
+	private static Map<String, Set<String>> withRulesOfAdmission(Map<String, Set<String>> rules) {
+		Map<String, Set<String>> withAdmission = new TreeMap<>(rules);
+		if (rules.containsKey("discovery.k8s.io/endpointslices")) {
+			CHECKED_BY_OPENSHIFT_ADMISSION.forEach((resource, verbs) -> assertThat(withAdmission.put(resource, verbs))
+				.as("%s, which no request asks for", resource)
+				.isNull());
+		}
+		return withAdmission;
 	}
 
 	/** The verbs a Role grants, by API group and resource ({@code group/resource}). */

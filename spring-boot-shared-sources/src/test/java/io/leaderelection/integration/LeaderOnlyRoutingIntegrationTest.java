@@ -38,9 +38,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The leader-only Service end to end, on fabric8's CRUD mock API server: two web replicas, each
- * its own context, client, identity, Pod and address (127.0.0.1 and 127.0.0.2, both this host),
- * route their leader-only traffic through the EndpointSlice of a Service without selector, which a
- * client here reads as kube-proxy does. Through a handover by step-down and one by a cut (the
+ * its own context, client, identity, Pod and address, route their leader-only traffic through the
+ * EndpointSlice of a Service without selector, which a client here reads as kube-proxy does. The
+ * addresses are of TEST-NET-1 (192.0.2.1 and 192.0.2.2), as a real API server accepts them (not
+ * loopback ones), and the client reaches them on this host as kube-proxy would forward them: at
+ * 127.0.0.1 and the replica's port. Through a handover by step-down and one by a cut (the
  * leader's API traffic black-holed), the slice follows the term and never names two replicas, and
  * a request sent along the route as it was before the handover reaches the former leader and is
  * refused there, its handler never run.
@@ -115,11 +117,11 @@ class LeaderOnlyRoutingIntegrationTest {
 				public void onClose(WatcherException cause) {
 				}
 			})) {
-			WebStackReplica a = start("a", "pod-a", "127.0.0.1");
+			WebStackReplica a = start("a", "pod-a", "192.0.2.1");
 			await().atMost(TIMEOUT).until(() -> a.elector().isLeader());
-			WebStackReplica b = start("b", "pod-b", "127.0.0.2");
+			WebStackReplica b = start("b", "pod-b", "192.0.2.2");
 			TcpCrusher bTraffic = this.proxies.get(this.proxies.size() - 1);
-			String routeToA = "http://127.0.0.1:" + a.port();
+			String routeToA = "http://192.0.2.1:" + a.port();
 			await().atMost(TIMEOUT).untilAsserted(() -> {
 				assertThat(route()).isEqualTo(routeToA);
 				assertThat(podLabels()).containsEntry("pod-a", "leader").containsEntry("pod-b", "follower");
@@ -130,7 +132,7 @@ class LeaderOnlyRoutingIntegrationTest {
 
 			// a step-down: the slice is emptied, then names the successor
 			a.elector().stepDown(LeaderElector.DEFAULT_ELECTION);
-			String routeToB = "http://127.0.0.2:" + b.port();
+			String routeToB = "http://192.0.2.2:" + b.port();
 			await().atMost(TIMEOUT).untilAsserted(() -> {
 				assertThat(route()).isEqualTo(routeToB);
 				assertThat(podLabels()).containsEntry("pod-a", "follower").containsEntry("pod-b", "leader");
@@ -167,7 +169,7 @@ class LeaderOnlyRoutingIntegrationTest {
 	 */
 	@Test
 	void aLostGateStopsTheLeaderWorkAtOnceWhileTheWithdrawalCannotBeWritten() {
-		WebStackReplica a = start("a", "pod-a", "127.0.0.1", Poller.class);
+		WebStackReplica a = start("a", "pod-a", "192.0.2.1", Poller.class);
 		TcpCrusher aTraffic = this.proxies.get(this.proxies.size() - 1);
 		await().atMost(TIMEOUT).until(() -> a.elector().isLeader());
 		await().atMost(TIMEOUT).until(() -> route() != null);
@@ -246,9 +248,10 @@ class LeaderOnlyRoutingIntegrationTest {
 		return addresses;
 	}
 
+	/** Sends a request along the route as kube-proxy forwards it: to this host, at the endpoint's port. */
 	private ResponseEntity<String> get(String route) {
 		return this.http.get()
-			.uri(route + "/work")
+			.uri(route.replaceFirst("^http://192\\.0\\.2\\.\\d+:", "http://127.0.0.1:") + "/work")
 			.retrieve()
 			.onStatus((status) -> true, (request, response) -> {
 			})

@@ -93,10 +93,8 @@ public class LeaderRoutes implements SmartLifecycle, DisposableBean {
 		LeaderRoute.Endpoint endpoint = null;
 		if (routing.service() != null) {
 			Map<String, Integer> ports = ports(routing);
-			Service service = service(routing);
-			check(routing, service, ports);
-			String uid = (service != null) ? service.getMetadata().getUid() : null;
-			endpoint = new LeaderRoute.Endpoint(routing.service(), routing.address(), ports, routing.podName(), uid);
+			check(routing, service(routing), ports);
+			endpoint = new LeaderRoute.Endpoint(routing.service(), routing.address(), ports, routing.podName());
 		}
 		LeaderRoute route = this.stores.route(election, this.elector.identity(), endpoint,
 				routing.podLabel() ? routing.podName() : null);
@@ -138,10 +136,12 @@ public class LeaderRoutes implements SmartLifecycle, DisposableBean {
 		}
 		catch (ExecutionException | TimeoutException ex) {
 			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-			logger.warn("Cannot check {} for election '{}' ({}); its EndpointSlice is written all the same, without "
-					+ "the Service as its owner{}", described, election.name(), cause.getMessage(),
+			logger.warn("Cannot check {} for election '{}' ({}); its EndpointSlice is written all the same{}",
+					described, election.name(), cause.getMessage(),
 					(cause instanceof LeaseStoreException storeFailure && storeFailure.getStatusCode() == 403)
-							? ": grant 'get' on 'services' to check it at start" : "");
+							? ", without the Service as its owner: grant 'get' on 'services' to check it at start and "
+									+ "to make it the owner of the slice"
+							: "");
 			return null;
 		}
 	}

@@ -1,7 +1,5 @@
 package io.leaderelection.autoconfigure.routing;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -32,10 +30,6 @@ final class LeaderRoutingResolver {
 
 	/** A port name (IANA_SVC_NAME): lower-case letters, digits and single hyphens inside, a letter at least. */
 	private static final Pattern PORT_NAME = Pattern.compile("(?=.*[a-z])[a-z0-9]+(-[a-z0-9]+)*");
-
-	private static final Pattern IPV4 = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
-
-	private static final Pattern IPV6 = Pattern.compile("[0-9a-fA-F:.]*:[0-9a-fA-F:.]*");
 
 	private final UnaryOperator<String> environment;
 
@@ -132,11 +126,22 @@ final class LeaderRoutingResolver {
 			}
 		}
 		String trimmed = address.trim();
-		if (!isIpAddress(trimmed)) {
+		EndpointAddress.Refusal refusal = EndpointAddress.refusal(trimmed);
+		if (refusal == null) {
+			return trimmed;
+		}
+		if (refusal.canonical() != null) {
+			throw new InvalidLeaderElectionPropertyException(property, address,
+					"must be written " + refusal.canonical() + source + ": " + trimmed + " " + refusal.reason());
+		}
+		if (refusal.equals(EndpointAddress.NOT_AN_ADDRESS)) {
 			throw new InvalidLeaderElectionPropertyException(property, address,
 					"must be an IPv4 or IPv6 address" + source + ": an EndpointSlice names its endpoints by address");
 		}
-		return trimmed;
+		throw new InvalidLeaderElectionPropertyException(property, address, "must be an address the API server "
+				+ "accepts in an EndpointSlice" + source + ": " + trimmed + " " + refusal.reason() + ", which it "
+				+ "refuses (422 Unprocessable Entity); set it to this replica's Pod address (the downward API's "
+				+ "status.podIP)");
 	}
 
 	private static Map<String, Integer> ports(Routing own, Routing top, String prefix, String topPrefix) {
@@ -178,29 +183,6 @@ final class LeaderRoutingResolver {
 			}
 		}
 		return null;
-	}
-
-	/** Whether the text is an IP address literal; never asks a name service. */
-	private static boolean isIpAddress(String text) {
-		var ipv4 = IPV4.matcher(text);
-		if (ipv4.matches()) {
-			for (int group = 1; group <= 4; group++) {
-				if (Integer.parseInt(ipv4.group(group)) > 255) {
-					return false;
-				}
-			}
-			return true;
-		}
-		if (!IPV6.matcher(text).matches()) {
-			return false;
-		}
-		try {
-			// a literal with a colon is parsed, not looked up
-			return InetAddress.getByName(text).getHostAddress() != null;
-		}
-		catch (UnknownHostException ex) {
-			return false;
-		}
 	}
 
 }

@@ -173,6 +173,31 @@ class LeaderRoutingAutoConfigurationTests {
 			.run(failsNaming("leader.election.routing.address", "must be an IPv4 or IPv6 address"));
 	}
 
+	/**
+	 * A loopback address parses, but the API server refuses it in an EndpointSlice (422): the start
+	 * fails, rather than every term's first write.
+	 */
+	@Test
+	void anAddressTheApiServerRefusesFailsTheStartNamingThePropertyAndWhy() {
+		this.contextRunner
+			.withPropertyValues("POD_IP=127.0.0.1", "leader.election.routing.service=orders-leader",
+					"leader.election.routing.ports.http=8080")
+			.run(failsNaming("leader.election.routing.address", "(from the environment variable POD_IP)",
+					"127.0.0.1 is in the loopback range (127.0.0.0/8, ::1), which it refuses (422 Unprocessable "
+							+ "Entity)",
+					"status.podIP"));
+	}
+
+	@Test
+	void anAddressInAnotherFormThanTheCanonicalOneFailsTheStartNamingThatForm() {
+		this.contextRunner
+			.withPropertyValues("leader.election.elections.orders.routing.service=orders-leader",
+					"leader.election.elections.orders.routing.address=2001:DB8:0:0::1",
+					"leader.election.elections.orders.routing.ports.http=8080")
+			.run(failsNaming("leader.election.elections.orders.routing.address", "must be written 2001:db8::1",
+					"2001:DB8:0:0::1 is not in the canonical form of RFC 5952"));
+	}
+
 	@Test
 	void aPortThatDoesNotParseFailsTheStartNamingIt() {
 		this.contextRunner
