@@ -90,6 +90,11 @@ final class ControlPlane {
 		return this.admin;
 	}
 
+	/** Where the control plane keeps its files and logs; tests may write theirs there too. */
+	Path directory() {
+		return this.files.directory();
+	}
+
 	/** The administrator's kubeconfig for the first API server, as a file. */
 	Path adminKubeconfig() {
 		return this.files.directory().resolve("admin.kubeconfig");

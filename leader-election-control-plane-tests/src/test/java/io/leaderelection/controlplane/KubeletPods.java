@@ -35,6 +35,11 @@ final class KubeletPods {
 
 	/** A Pod bound to the node, its container running and Ready, as the kubelet reports it. */
 	Pod running(String name) {
+		return running(name, null);
+	}
+
+	/** A Pod bound to the node with the given address, its container running and Ready. */
+	Pod running(String name, String podIp) {
 		Pod created = this.admin.pods()
 			.inNamespace(this.namespace)
 			.resource(new PodBuilder().withNewMetadata()
@@ -51,7 +56,8 @@ final class KubeletPods {
 				.endSpec()
 				.build())
 			.create();
-		return writeStatus(created, "Running", true, runningContainer(0));
+		return writeStatus(new PodBuilder(created).editOrNewStatus().withPodIP(podIp).endStatus().build(), "Running",
+				true, runningContainer(0));
 	}
 
 	/** The kubelet reports the container ended (its process exited) and the Pod Failed. */
