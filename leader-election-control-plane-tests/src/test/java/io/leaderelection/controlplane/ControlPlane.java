@@ -64,7 +64,7 @@ final class ControlPlane {
 	static synchronized ControlPlane shared() {
 		if (shared == null) {
 			long started = System.nanoTime();
-			Path directory = Path.of("target", "control-plane").toAbsolutePath();
+			Path directory = ModuleFiles.of("target/control-plane");
 			deleteRecursively(directory);
 			ControlPlane plane = new ControlPlane(KubeBinaries.findOrBuild(), directory);
 			Runtime.getRuntime().addShutdownHook(new Thread(plane::stop, "control-plane-stop"));
@@ -119,6 +119,11 @@ final class ControlPlane {
 	/** A namespace of its own for a test, with the harness's label; deleted by {@link TestNamespace#close()}. */
 	TestNamespace namespace(String prefix) {
 		return TestNamespace.create(this, prefix);
+	}
+
+	/** The kubectl binary of the control plane's version. */
+	Path kubectlBinary() {
+		return this.binaries.kubectl();
 	}
 
 	/** Runs kubectl as the administrator against the first API server; fails on a non-zero exit. */

@@ -71,7 +71,7 @@ enum DocumentedRoles {
 	}
 
 	private String firstYamlBlock() {
-		Path file = Path.of("..", "docs", this.page);
+		Path file = ModuleFiles.of("../docs/" + this.page);
 		List<String> lines;
 		try {
 			lines = Files.readAllLines(file);

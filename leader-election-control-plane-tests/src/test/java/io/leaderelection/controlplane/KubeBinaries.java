@@ -96,9 +96,8 @@ record KubeBinaries(Path directory) {
 		}
 	}
 
-	/** A file of this module, found from the module's directory, where surefire runs. */
 	private static Path moduleFile(String name) {
-		return Path.of(name).toAbsolutePath();
+		return ModuleFiles.of(name);
 	}
 
 }

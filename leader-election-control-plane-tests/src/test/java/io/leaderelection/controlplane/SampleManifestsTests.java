@@ -1,11 +1,8 @@
 package io.leaderelection.controlplane;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,26 +28,14 @@ class SampleManifestsTests {
 	@ValueSource(strings = { "k8s", "k8s-for-life" })
 	void theManifestsAreAcceptedAndTheSampleLeadsUnderItsOwnRole(String manifests) {
 		try (TestNamespace namespace = this.controlPlane.namespace("sample")) {
-			String applied = this.controlPlane.kubectl("apply", "-k", Path.of("..", "sample-app", manifests).toString(),
-					"-n", namespace.name());
-			assertThat(applied).contains("serviceaccount/leader-election-sample", "role.rbac.authorization.k8s.io/leader-election-sample",
+			SampleDeployment deployment = SampleDeployment.apply(this.controlPlane, namespace, manifests);
+			assertThat(deployment.applied()).contains("serviceaccount/leader-election-sample",
+					"role.rbac.authorization.k8s.io/leader-election-sample",
 					"rolebinding.rbac.authorization.k8s.io/leader-election-sample",
 					"deployment.apps/leader-election-sample", "service/leader-election-sample-leader",
 					"flowschema.flowcontrol.apiserver.k8s.io/leader-election-sample-leases",
 					"prioritylevelconfiguration.flowcontrol.apiserver.k8s.io/leader-election-sample-leases");
-			Deployment deployment = this.controlPlane.admin()
-				.apps()
-				.deployments()
-				.inNamespace(namespace.name())
-				.withName("leader-election-sample")
-				.get();
-			String account = deployment.getSpec().getTemplate().getSpec().getServiceAccountName();
-			Pod pod = new KubeletPods(this.controlPlane.admin(), namespace.name(), account).running("sample-0",
-					"10.244.0.10");
-			Path kubeconfig = this.controlPlane.writeKubeconfig(namespace.name() + ".kubeconfig",
-					this.controlPlane.apiServer(), account, namespace.token(account), namespace.name());
-			Path log = this.controlPlane.directory().resolve(namespace.name() + "-sample.log");
-			try (SampleProcess sample = SampleProcess.start(deployment, pod, kubeconfig, log,
+			try (SampleProcess sample = deployment.run("sample-0", "10.244.0.10", deployment.log("sample-0"),
 					List.of("--leader.election.lease-duration=3s", "--leader.election.renew-deadline=2s",
 							"--leader.election.retry-period=500ms"))) {
 				sample.awaitLogged(LEADS, Duration.ofSeconds(90));

@@ -23,7 +23,7 @@ import static org.awaitility.Awaitility.await;
  */
 final class SampleProcess implements AutoCloseable {
 
-	private static final Path JAR = Path.of("..", "sample-app", "target", "leader-election-sample-app-0.1.0-SNAPSHOT.jar");
+	private static final Path JAR = ModuleFiles.of("../sample-app/target/leader-election-sample-app-0.1.0-SNAPSHOT.jar");
 
 	private final Process process;
 
@@ -36,15 +36,16 @@ final class SampleProcess implements AutoCloseable {
 
 	/**
 	 * Starts the jar with the Deployment's container environment, in the given Pod.
+	 * @param log where its output goes; {@code null} for this process's own output
 	 * @param arguments further command-line arguments, e.g. shorter lease timings
 	 */
 	static SampleProcess start(Deployment deployment, Pod pod, Path kubeconfig, Path log, List<String> arguments) {
 		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-XX:TieredStopAtLevel=1", "-jar", JAR.toAbsolutePath().toString(),
+				"-XX:TieredStopAtLevel=1", "-jar", JAR.toString(),
 				"--server.port=" + ServerProcess.freePort()));
 		command.addAll(arguments);
 		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+			.redirectOutput((log != null) ? ProcessBuilder.Redirect.appendTo(log.toFile()) : ProcessBuilder.Redirect.INHERIT);
 		Map<String, String> environment = builder.environment();
 		environment.keySet().removeIf((name) -> name.startsWith("KUBERNETES") || name.startsWith("LEADER_ELECTION"));
 		environment.put("KUBECONFIG", kubeconfig.toString());
@@ -83,6 +84,11 @@ final class SampleProcess implements AutoCloseable {
 			}
 			return logged.contains(line);
 		});
+	}
+
+	/** Waits until it exits. */
+	void waitFor() throws InterruptedException {
+		this.process.waitFor();
 	}
 
 	/** Stops it as the kubelet does, with SIGTERM, and waits for its graceful shutdown. */
