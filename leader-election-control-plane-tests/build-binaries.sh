@@ -24,6 +24,8 @@ if (( ${#missing[@]} == 0 )); then
   echo "Kubernetes $KUBERNETES_VERSION and etcd $ETCD_VERSION binaries: $target"
   exit 0
 fi
+# Go's own installer puts it here, a place not every shell has on its PATH
+command -v go >/dev/null || PATH=$PATH:/usr/local/go/bin
 if ! command -v go >/dev/null; then
   echo "Cannot build ${missing[*]} for the control-plane tests: no Go here. Install Go 1.26 or newer and run $0, or put Kubernetes $KUBERNETES_VERSION's kube-apiserver, kube-controller-manager, kubectl and etcd $ETCD_VERSION into $target" >&2
   exit 1
