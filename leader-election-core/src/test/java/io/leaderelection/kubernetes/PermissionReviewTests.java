@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,8 +15,11 @@ import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -121,7 +125,7 @@ class PermissionReviewTests {
 			.allSatisfy((permission, why) -> assertThat(why).startsWith("create SelfSubjectAccessReview: 404"));
 	}
 
-	/** fabric8's CRUD mock server stores the review and answers it as it was sent. */
+	/** As a server that stores the review without judging it would answer: as it was sent. */
 	@Test
 	void anAnswerWithoutStatusIsUnanswered() {
 		this.server.expect()
@@ -135,6 +139,28 @@ class PermissionReviewTests {
 		assertThat(result.missing()).isEmpty();
 		assertThat(result.unanswered()).containsValue(
 				"create SelfSubjectAccessReview: the answer has no verdict (no status.allowed)");
+	}
+
+	/** Where the other tests of the starter run: the start must go on there. */
+	@Test
+	void fabric8sCrudMockServerLeavesEveryReviewUnanswered() {
+		KubernetesMockServer crud = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+				new KubernetesCrudDispatcher(), false);
+		crud.init(InetAddress.getLoopbackAddress(), 0);
+		try (KubernetesClient crudClient = crud.createClient();
+				KubernetesLeaseStores crudStores = new KubernetesLeaseStores(crudClient, Runnable::run)) {
+			List<Permission> needed = Permission.neededBy(Map.of("team-a", Set.of(ElectorFeature.LEASES)));
+
+			PermissionReview.Result result = crudStores.reviewPermissions(needed, TIMEOUT).join();
+
+			assertThat(result.missing()).isEmpty();
+			// it keeps objects by name, and a review has none
+			assertThat(result.unanswered()).hasSize(4)
+				.containsValue("create SelfSubjectAccessReview: 422 SelfSubjectAccessReview is invalid");
+		}
+		finally {
+			crud.destroy();
+		}
 	}
 
 	@Test
