@@ -23,7 +23,7 @@ import io.fabric8.kubernetes.client.http.HttpResponse;
  * leaves its answer incomplete, and its rules would have to be matched here as RBAC matches them.)
  * <p>
  * A review that gets no verdict (no answer, a refusal of the review itself, a server that does
- * not know the API, an answer without status as fabric8's CRUD mock server gives) proves nothing:
+ * not know the API, fabric8's CRUD mock server's 422, an answer without status) proves nothing:
  * it is told as unanswered, never as missing.
  */
 public final class PermissionReview {
