@@ -1,6 +1,7 @@
 package io.leaderelection.kubernetes;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -111,6 +112,16 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 		return calls.read(calls.serverUri() + "api/v1/namespaces/" + KubernetesLeaseStore.encode(namespace)
 				+ "/services/" + KubernetesLeaseStore.encode(name), "Service " + namespace + "/" + name, Service.class,
 				timeout);
+	}
+
+	/**
+	 * Asks the API server, on the elector's client, whether the elector may do what it needs: one
+	 * SelfSubjectAccessReview per permission, all at once ({@link PermissionReview}).
+	 * @param timeout how long each review may take
+	 * @return completes, never exceptionally, with the permissions denied and those not answered
+	 */
+	public CompletableFuture<PermissionReview.Result> reviewPermissions(List<Permission> needed, Duration timeout) {
+		return new PermissionReview(new ApiCalls(this.client, this.httpClient)).review(needed, timeout);
 	}
 
 	/** Closes the elector's client: calls still under way fail, watches end. */

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,6 +31,9 @@ import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatusBuilder;
 import io.fabric8.kubernetes.api.model.flowcontrol.v1.FlowSchema;
 import io.fabric8.kubernetes.api.model.flowcontrol.v1.PolicyRulesWithSubjects;
 import io.fabric8.kubernetes.api.model.flowcontrol.v1.PriorityLevelConfiguration;
@@ -43,6 +47,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
@@ -67,7 +72,8 @@ import static org.awaitility.Awaitility.await;
  * The manifests of {@code sample-app/k8s} and of its for-life variant {@code sample-app/k8s-for-life}
  * (an overlay of the first), as {@code kubectl apply -k} reads them, parsed with fabric8's model and
  * checked against the sample's configuration, and each Role against the requests the sample sends
- * to an API server when it runs with its Deployment's environment.
+ * to an API server when it runs with its Deployment's environment, and against the permission
+ * check at the sample's start, which the API server answers as that Role alone would.
  */
 class KubernetesManifestsTests {
 
@@ -452,7 +458,8 @@ class KubernetesManifestsTests {
 	 * API group and resource ({@code group/resource}).
 	 */
 	private static Map<String, Set<String>> verbsSentByTheSample() throws InterruptedException {
-		KubernetesMockServer server = startApiServer(LEASE);
+		RoleAuthorizer authorizer = new RoleAuthorizer(granted(resource(LEASE, Role.class)));
+		KubernetesMockServer server = startApiServer(LEASE, authorizer);
 		Map<String, Set<String>> verbs = new TreeMap<>();
 		try {
 			try (KubernetesClient client = server.createClient()) {
@@ -473,6 +480,7 @@ class KubernetesManifestsTests {
 			takeRequests(server, new TreeMap<>()); // the test's own
 			try (ConfigurableApplicationContext leader = startInPod(LEASE, server, "sample-a");
 					ConfigurableApplicationContext follower = startInPod(LEASE, server, "sample-b")) {
+				authorizer.assertNothingDenied();
 				LeaderElector leaderElector = leader.getBean(LeaderElector.class);
 				LeaderElector followerElector = follower.getBean(LeaderElector.class);
 				// until the leader leads, the follower knows it, the shards are spread over both, the
@@ -507,7 +515,8 @@ class KubernetesManifestsTests {
 	 * sample-b takes them, and stops and releases them too.
 	 */
 	private static Map<String, Set<String>> verbsSentByTheSampleForLife() throws InterruptedException {
-		KubernetesMockServer server = startApiServer(FOR_LIFE);
+		RoleAuthorizer authorizer = new RoleAuthorizer(granted(resource(FOR_LIFE, Role.class)));
+		KubernetesMockServer server = startApiServer(FOR_LIFE, authorizer);
 		Map<String, Set<String>> verbs = new TreeMap<>();
 		List<ConfigurableApplicationContext> started = new ArrayList<>();
 		try {
@@ -543,6 +552,7 @@ class KubernetesManifestsTests {
 			});
 			ConfigurableApplicationContext follower = startInPod(FOR_LIFE, server, "sample-b");
 			started.add(follower);
+			authorizer.assertNothingDenied();
 			LeaderElector followerElector = follower.getBean(LeaderElector.class);
 			// until the follower knows the leader and watches the locks, and the Events of the grants were written
 			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
@@ -572,10 +582,13 @@ class KubernetesManifestsTests {
 		}
 	}
 
-	/** A CRUD API server holding the variant's leader-only Service, as {@code kubectl apply -k} leaves it. */
-	private static KubernetesMockServer startApiServer(String variant) {
+	/**
+	 * A CRUD API server holding the variant's leader-only Service, as {@code kubectl apply -k}
+	 * leaves it, whose SelfSubjectAccessReviews the given authorizer answers.
+	 */
+	private static KubernetesMockServer startApiServer(String variant, RoleAuthorizer authorizer) {
 		KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-				new KubernetesCrudDispatcher(), false);
+				authorizer, false);
 		server.init(InetAddress.getLoopbackAddress(), 0);
 		try (KubernetesClient client = server.createClient()) {
 			client.services().inNamespace(NAMESPACE).resource(serialization.clone(service(variant, LEADER_SERVICE))).create();
@@ -632,6 +645,10 @@ class KubernetesManifestsTests {
 			throws InterruptedException {
 		RecordedRequest request;
 		while ((request = server.takeRequest(0, TimeUnit.MILLISECONDS)) != null) {
+			if (request.getPath().equals(RoleAuthorizer.ACCESS_REVIEWS)) {
+				// every authenticated user may create one: it needs no rule
+				continue;
+			}
 			Matcher path = RESOURCE_PATH.matcher(request.getPath());
 			if (!path.matches()) {
 				verbs.computeIfAbsent("not a namespaced resource: " + request.getPath(), (key) -> new TreeSet<>())
@@ -698,6 +715,59 @@ class KubernetesManifestsTests {
 				.isNull());
 		}
 		return withAdmission;
+	}
+
+	/**
+	 * fabric8's CRUD dispatcher that answers SelfSubjectAccessReviews as an API server's RBAC would
+	 * with the variant's Role bound to the sample's ServiceAccount in {@value #NAMESPACE} and
+	 * nothing else, so that the sample, whose {@code leader.election.permission-check} fails its
+	 * start on a missing permission, starts only if its Role grants what its configuration needs.
+	 */
+	private static final class RoleAuthorizer extends KubernetesCrudDispatcher {
+
+		static final String ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+
+		private final Map<String, Set<String>> granted;
+
+		private final Set<String> asked = ConcurrentHashMap.newKeySet();
+
+		private final Set<String> denied = ConcurrentHashMap.newKeySet();
+
+		RoleAuthorizer(Map<String, Set<String>> granted) {
+			this.granted = granted;
+		}
+
+		@Override
+		public MockResponse handleCreate(RecordedRequest request) {
+			if (!request.getPath().equals(ACCESS_REVIEWS)) {
+				return super.handleCreate(request);
+			}
+			SelfSubjectAccessReview review = serialization.unmarshal(request.getUtf8Body(),
+					SelfSubjectAccessReview.class);
+			ResourceAttributes attributes = review.getSpec().getResourceAttributes();
+			String asked = attributes.getGroup() + "/" + attributes.getResource() + " " + attributes.getVerb() + " in "
+					+ attributes.getNamespace();
+			boolean allowed = NAMESPACE.equals(attributes.getNamespace()) && this.granted
+				.getOrDefault(attributes.getGroup() + "/" + attributes.getResource(), Set.of())
+				.contains(attributes.getVerb());
+			this.asked.add(asked);
+			if (!allowed) {
+				this.denied.add(asked);
+			}
+			review.setStatus(new SubjectAccessReviewStatusBuilder().withAllowed(allowed).build());
+			return new MockResponse().setResponseCode(201).setBody(serialization.asJson(review));
+		}
+
+		/**
+		 * Asserts that the sample asked for its permissions and was denied none, not even one it
+		 * could do without.
+		 */
+		void assertNothingDenied() {
+			assertThat(this.asked).as("the permissions the sample asked for").contains("coordination.k8s.io/leases "
+					+ "update in " + NAMESPACE);
+			assertThat(this.denied).as("the permissions the sample was denied").isEmpty();
+		}
+
 	}
 
 	/** The verbs a Role grants, by API group and resource ({@code group/resource}). */

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseList;
@@ -31,14 +32,16 @@ class KubernetesRuntimeHints implements RuntimeHintsRegistrar {
 	 * a group, a watch event); the Events recorded on them, whose {@code eventTime} is a
 	 * {@link MicroTime}; the owner Pod and its Node that for-life mode reads; the ConfigMap a
 	 * migration takes part in the older election through; the EndpointSlice that routes to the
-	 * leader and the Service it belongs to; the Status of a
+	 * leader and the Service it belongs to; the SelfSubjectAccessReviews of the permission check at
+	 * start; the Status of a
 	 * refused request and the DeleteOptions of a release; and kubeconfig, which fabric8 reads when
 	 * the client is built from {@code KUBECONFIG} or {@code ~/.kube/config}. Their fields, nested
 	 * objects and Jackson (de)serializers are found from these.
 	 */
 	private static final Class<?>[] BOUND_TYPES = { Lease.class, LeaseList.class, WatchEvent.class, Event.class,
 			EventList.class, MicroTime.class, Pod.class, Node.class, ConfigMap.class, EndpointSlice.class, Service.class,
-			Status.class, DeleteOptions.class, io.fabric8.kubernetes.api.model.Config.class };
+			SelfSubjectAccessReview.class, Status.class, DeleteOptions.class,
+			io.fabric8.kubernetes.api.model.Config.class };
 
 	/**
 	 * The builders of the objects the client's DSL handles: fabric8 looks each one up by name,

@@ -86,6 +86,11 @@ public class LeaderElectionProperties {
 	 */
 	private boolean balance;
 
+	/**
+	 * What to do when, at start, the API server says the service account may not do something the configured features need: 'fail' the start naming each missing rule, 'warn' (log each, health DOWN, the elector still runs), or 'off' (ask nothing).
+	 */
+	private PermissionCheck permissionCheck = PermissionCheck.FAIL;
+
 	private final Events events = new Events();
 
 	private final ForLife forLife = new ForLife();
@@ -201,6 +206,14 @@ public class LeaderElectionProperties {
 
 	public void setOnLost(OnLost onLost) {
 		this.onLost = onLost;
+	}
+
+	public PermissionCheck getPermissionCheck() {
+		return this.permissionCheck;
+	}
+
+	public void setPermissionCheck(PermissionCheck permissionCheck) {
+		this.permissionCheck = permissionCheck;
 	}
 
 	public Map<String, Election> getElections() {
@@ -564,6 +577,29 @@ public class LeaderElectionProperties {
 		 * kept in memory that no other process can take.
 		 */
 		STANDALONE
+
+	}
+
+	/**
+	 * What to do about the permissions the API server denies at start.
+	 */
+	public enum PermissionCheck {
+
+		/**
+		 * Fail the start naming each missing permission, the feature that needs it and the Role
+		 * rule to add; a missing optional one is logged.
+		 */
+		FAIL,
+
+		/**
+		 * Log each missing permission and report health DOWN while the elector runs.
+		 */
+		WARN,
+
+		/**
+		 * Ask the API server nothing.
+		 */
+		OFF
 
 	}
 

@@ -19,6 +19,9 @@ import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Preconditions;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewSpec;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatus;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseList;
@@ -126,6 +129,15 @@ class LeaderElectionRuntimeHintsTests {
 		assertThat(BootLine.invokes(ObjectMeta.class.getMethod("getDeletionTimestamp"))).accepts(this.hints);
 		assertThat(BootLine.invokes(NodeStatus.class.getMethod("setConditions", List.class))).accepts(this.hints);
 		assertThat(BootLine.invokes(NodeCondition.class.getMethod("getStatus"))).accepts(this.hints);
+	}
+
+	@Test
+	void thePermissionCheckWritesReviewsAndReadsTheirVerdict() throws Exception {
+		assertThat(BootLine.invokes(SelfSubjectAccessReviewSpec.class.getMethod("getResourceAttributes")))
+			.accepts(this.hints);
+		assertThat(BootLine.invokes(ResourceAttributes.class.getMethod("getVerb"))).accepts(this.hints);
+		assertThat(BootLine.invokes(SubjectAccessReviewStatus.class.getMethod("setAllowed", Boolean.class)))
+			.accepts(this.hints);
 	}
 
 	@Test

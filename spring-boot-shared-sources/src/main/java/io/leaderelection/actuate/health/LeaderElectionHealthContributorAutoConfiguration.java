@@ -1,11 +1,13 @@
 package io.leaderelection.actuate.health;
 
+import java.util.List;
 import java.util.Locale;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.actuate.health.BootHealthIndicator.ConditionalOnLeaderElectionHealth;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.leaderelection.autoconfigure.LeaderElectionProperties;
+import io.leaderelection.autoconfigure.permissions.LeaderElectionPermissions;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.kubernetes.KubernetesLeaseEvents;
 
@@ -35,13 +37,17 @@ public class LeaderElectionHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "leaderElectionHealthIndicator")
 	LeaderElectionHealthIndicator leaderElectionHealthIndicator(LeaderElector leaderElector,
-			ObjectProvider<LeaderElectionProperties> properties, ObjectProvider<KubernetesLeaseEvents> events) {
+			ObjectProvider<LeaderElectionProperties> properties, ObjectProvider<KubernetesLeaseEvents> events,
+			ObjectProvider<LeaderElectionPermissions> permissions) {
 		LeaderElectionProperties configured = properties.getIfAvailable();
 		return new LeaderElectionHealthIndicator(leaderElector,
 				(leaderElector instanceof ElectionEngine engine) ? engine::health : null,
 				(configured != null) ? configured.effectiveMode().name().toLowerCase(Locale.ROOT).replace('_', '-') : null, () -> {
 					KubernetesLeaseEvents recorder = events.getIfAvailable();
 					return (recorder != null) ? recorder.problem() : null;
+				}, () -> {
+					LeaderElectionPermissions check = permissions.getIfAvailable();
+					return (check != null) ? check.missing() : List.of();
 				});
 	}
 

@@ -12,13 +12,16 @@ import io.leaderelection.LeaderStatus;
 import io.leaderelection.StepDown;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionHealth;
+import io.leaderelection.kubernetes.Permission;
 
 /**
  * Health of the elector, for leaders and followers alike: following is healthy, so a replica
  * that does not lead stays ready for traffic. DOWN when an election could not read or write its
  * Lease for longer than its lease duration (a 403, a missing namespace, an unreachable API
  * server), when its loop has stopped running, or when another process writes its Lease under
- * this replica's identity. Details show every election (each shard of a sharded election as one,
+ * this replica's identity; DOWN as well when the API server denied, at start, a permission the
+ * configured features cannot do without ({@code leader.election.permission-check=warn}), until the
+ * application restarts. Details show every election (each shard of a sharded election as one,
  * with its {@code shard} and balanced {@code group}), the shards led of each sharded election, and
  * gated work that failed to start.
  * <p>
@@ -35,6 +38,8 @@ public class LeaderElectionHealthIndicator extends BootHealthIndicator {
 
 	private final Supplier<String> eventsProblem;
 
+	private final Supplier<List<Permission>> missingPermissions;
+
 	/**
 	 * @param elector the elector whose elections are shown
 	 * @param electionHealth how well each election runs, by name ({@link ElectionEngine#health});
@@ -43,14 +48,17 @@ public class LeaderElectionHealthIndicator extends BootHealthIndicator {
 	 * {@code null} when not known
 	 * @param eventsProblem why Kubernetes Events cannot be recorded, shown without turning health
 	 * DOWN; answers {@code null} while they can
+	 * @param missingPermissions the permissions the API server denied at start, shown, turning
+	 * health DOWN unless optional
 	 */
 	public LeaderElectionHealthIndicator(LeaderElector elector, Function<String, ElectionHealth> electionHealth,
-			String mode, Supplier<String> eventsProblem) {
+			String mode, Supplier<String> eventsProblem, Supplier<List<Permission>> missingPermissions) {
 		super("Leader election health check failed");
 		this.elector = elector;
 		this.electionHealth = electionHealth;
 		this.mode = mode;
 		this.eventsProblem = eventsProblem;
+		this.missingPermissions = missingPermissions;
 	}
 
 	@Override
@@ -90,6 +98,19 @@ public class LeaderElectionHealthIndicator extends BootHealthIndicator {
 		String eventsProblem = this.eventsProblem.get();
 		if (eventsProblem != null) {
 			details.put("events", eventsProblem);
+		}
+		List<String> missingPermissions = new ArrayList<>();
+		for (Permission permission : this.missingPermissions.get()) {
+			if (permission.optional()) {
+				missingPermissions.add(permission.describe() + " (optional: " + permission.withoutIt() + ")");
+			}
+			else {
+				missingPermissions.add(permission.describe());
+				problems.add("missing permission: " + permission.describe());
+			}
+		}
+		if (!missingPermissions.isEmpty()) {
+			details.put("missingPermissions", missingPermissions);
 		}
 		return HealthVerdict.of(problems, details);
 	}

@@ -1,11 +1,15 @@
 package io.leaderelection.actuate.health;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 import io.leaderelection.actuate.StaticLeaderElector;
 import io.leaderelection.engine.ElectionHealth;
+import io.leaderelection.kubernetes.ElectorFeature;
+import io.leaderelection.kubernetes.Permission;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -79,7 +83,7 @@ class LeaderElectionHealthIndicatorTests {
 
 	@Test
 	void anElectorThatDoesNotTellItsHealthIsUp() {
-		HealthVerdict health = new LeaderElectionHealthIndicator(this.elector, null, null, () -> null).check();
+		HealthVerdict health = new LeaderElectionHealthIndicator(this.elector, null, null, () -> null, List::of).check();
 
 		assertThat(health.up()).isTrue();
 		assertThat(election(health, "default")).containsEntry("role", "leader").doesNotContainKey("failingFor");
@@ -88,17 +92,38 @@ class LeaderElectionHealthIndicatorTests {
 	@Test
 	void eventsThatCannotBeRecordedAreShownWhileHealthStaysUp() {
 		HealthVerdict health = new LeaderElectionHealthIndicator(this.elector, null, "lease",
-				() -> "Cannot record Kubernetes Events on Lease team-a/orders-leader: 403 Forbidden").check();
+				() -> "Cannot record Kubernetes Events on Lease team-a/orders-leader: 403 Forbidden", List::of).check();
 
 		assertThat(health.up()).isTrue();
 		assertThat(health.details()).containsEntry("events",
 				"Cannot record Kubernetes Events on Lease team-a/orders-leader: 403 Forbidden");
 	}
 
+	@Test
+	void aMissingPermissionTurnsHealthDownAndAMissingOptionalOneIsOnlyShown() {
+		Permission update = new Permission("coordination.k8s.io", "leases", "update", "team-a",
+				Set.of(ElectorFeature.LEASES), null);
+		Permission watch = new Permission("coordination.k8s.io", "leases", "watch", "team-a",
+				Set.of(ElectorFeature.LEASES), "followers read the Lease every retry period instead of watching it");
+		HealthVerdict optionalOnly = new LeaderElectionHealthIndicator(this.elector, null, "lease", () -> null,
+				() -> List.of(watch)).check();
+		HealthVerdict health = new LeaderElectionHealthIndicator(this.elector, null, "lease", () -> null,
+				() -> List.of(update, watch)).check();
+
+		assertThat(optionalOnly.up()).isTrue();
+		assertThat(optionalOnly.details()).containsEntry("missingPermissions", List.of("'watch' on 'leases' (API group "
+				+ "coordination.k8s.io) in namespace 'team-a', needed by leader election (optional: followers read the "
+				+ "Lease every retry period instead of watching it)"));
+		assertThat(health.up()).isFalse();
+		assertThat(health.details()).containsEntry("reason", "missing permission: 'update' on 'leases' (API group "
+				+ "coordination.k8s.io) in namespace 'team-a', needed by leader election");
+		assertThat(health.details().get("missingPermissions")).asList().hasSize(2);
+	}
+
 	private HealthVerdict healthWithBilling(ElectionHealth billing) {
 		Function<String, ElectionHealth> electionHealth = (election) -> "billing".equals(election) ? billing
 				: healthy(election);
-		return new LeaderElectionHealthIndicator(this.elector, electionHealth, "lease", () -> null).check();
+		return new LeaderElectionHealthIndicator(this.elector, electionHealth, "lease", () -> null, List::of).check();
 	}
 
 	@SuppressWarnings("unchecked")

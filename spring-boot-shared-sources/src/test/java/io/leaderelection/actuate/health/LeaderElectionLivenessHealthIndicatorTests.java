@@ -69,7 +69,7 @@ class LeaderElectionLivenessHealthIndicatorTests {
 					List.of());
 			LeaderElectionLivenessHealthIndicator liveness = new LeaderElectionLivenessHealthIndicator(engine,
 					engine::health);
-			LeaderElectionHealthIndicator health = new LeaderElectionHealthIndicator(engine, engine::health, "lease", () -> null);
+			LeaderElectionHealthIndicator health = new LeaderElectionHealthIndicator(engine, engine::health, "lease", () -> null, List::of);
 			engine.start();
 			await().until(engine::isLeader);
 			assertThat(liveness.check().up()).isTrue();
