@@ -8,7 +8,6 @@ import java.util.concurrent.Executor;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderKeyStore;
@@ -17,9 +16,10 @@ import io.leaderelection.engine.MembershipStore;
 
 /**
  * Creates the {@link KubernetesLeaseStore} of each election, and the store of balanced groups'
- * members, on a fabric8 client of their own, built from a copy of the application's client
- * configuration (server, credentials, TLS, proxy, timeouts) and used for every Lease call and
- * watch of every election.
+ * members, on a fabric8 client of their own, used for every Lease call and watch of every
+ * election: built from a copy of the application's client configuration (server, credentials,
+ * namespace, timeouts) with what the application set on its client's HTTP client (factory,
+ * interceptors, TLS, proxy; see {@link ElectorClient}), on connections of its own.
  * <p>
  * A client of their own, because a client's HTTP connections are a shared queue: on the
  * application's client, a flood of slow application requests (large lists, a slow webhook, an
@@ -45,15 +45,15 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 	private final Executor watchOpener;
 
 	/**
-	 * @param client the application's fabric8 client, whose configuration the elector's own
-	 * client is built with; it is not used for any call, and stays the application's to close
+	 * @param client the application's fabric8 client, whose configuration and HTTP client settings
+	 * the elector's own client is built with; it is not used for any call, and stays the
+	 * application's to close
 	 * @param watchOpener where watches are opened: fabric8 blocks until the server accepted a
 	 * watch, and the engine's threads must never block
 	 */
 	public KubernetesLeaseStores(KubernetesClient client, Executor watchOpener) {
-		this.client = new KubernetesClientBuilder()
-			.withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
-			.build();
+		this.client = ElectorClient.of(client,
+				new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build());
 		this.watchOpener = watchOpener;
 		this.httpClient = this.client.getHttpClient();
 	}

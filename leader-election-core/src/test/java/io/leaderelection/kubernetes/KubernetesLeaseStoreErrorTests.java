@@ -392,6 +392,20 @@ class KubernetesLeaseStoreErrorTests {
 		assertThat(get.getHeader("Impersonate-User")).isEqualTo("system:serviceaccount:team-a:elector");
 	}
 
+	@Test
+	void requestsCarryWhatTheApplicationSetOnItsClientsBuilderAndClosingLeavesItsClientOpen() throws Exception {
+		this.server.expect().get().withPath(OBJECT).andReturn(200, lease()).times(2);
+		try (KubernetesClient application = this.server.createClient(new ApplicationHeader("X-Tenant", "blue")::addTo)) {
+			try (KubernetesLeaseStores stores = new KubernetesLeaseStores(application, Runnable::run)) {
+				stores.forLease(NS, NAME).get(TIMEOUT).get(10, TimeUnit.SECONDS);
+			}
+
+			RecordedRequest get = this.server.takeRequest(5, TimeUnit.SECONDS);
+			assertThat(get.getHeader("X-Tenant")).isEqualTo("blue");
+			assertThat(application.leases().inNamespace(NS).withName(NAME).get()).isNotNull();
+		}
+	}
+
 	// ---- helpers ---------------------------------------------------------------------------
 
 	private static Status forbidden(String verb) {
