@@ -62,7 +62,7 @@ class KubernetesLeaseStoreErrorTests {
 		this.server = new KubernetesMockServer(false);
 		this.server.init(InetAddress.getLoopbackAddress(), 0);
 		this.client = this.server.createClient();
-		this.stores = new KubernetesLeaseStores(this.client, Runnable::run);
+		this.stores = new KubernetesLeaseStores(this.client, Runnable::run, Runnable::run);
 		this.store = this.stores.forLease(NS, NAME);
 	}
 
@@ -383,7 +383,7 @@ class KubernetesLeaseStoreErrorTests {
 		try (KubernetesClient impersonating = this.server.createClient((builder) -> builder.editOrNewConfig()
 			.withImpersonateUsername("system:serviceaccount:team-a:elector")
 			.endConfig());
-				KubernetesLeaseStores stores = new KubernetesLeaseStores(impersonating, Runnable::run)) {
+				KubernetesLeaseStores stores = new KubernetesLeaseStores(impersonating, Runnable::run, Runnable::run)) {
 			stores.forLease(NS, NAME).get(TIMEOUT).get(10, TimeUnit.SECONDS);
 		}
 
@@ -396,7 +396,7 @@ class KubernetesLeaseStoreErrorTests {
 	void requestsCarryWhatTheApplicationSetOnItsClientsBuilderAndClosingLeavesItsClientOpen() throws Exception {
 		this.server.expect().get().withPath(OBJECT).andReturn(200, lease()).times(2);
 		try (KubernetesClient application = this.server.createClient(new ApplicationHeader("X-Tenant", "blue")::addTo)) {
-			try (KubernetesLeaseStores stores = new KubernetesLeaseStores(application, Runnable::run)) {
+			try (KubernetesLeaseStores stores = new KubernetesLeaseStores(application, Runnable::run, Runnable::run)) {
 				stores.forLease(NS, NAME).get(TIMEOUT).get(10, TimeUnit.SECONDS);
 			}
 
