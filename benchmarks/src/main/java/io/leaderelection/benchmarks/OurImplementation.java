@@ -114,7 +114,7 @@ final class OurImplementation implements Implementation {
 			}
 		};
 		LeaderElectionThreads threads = new LeaderElectionThreads();
-		KubernetesLeaseStores stores = new KubernetesLeaseStores(client, threads.blockingCalls());
+		KubernetesLeaseStores stores = new KubernetesLeaseStores(client, threads.blockingCalls(), threads.requests());
 		ElectionEngine engine = new ElectionEngine(clientName, settings, stores, threads.runtime(),
 				List.of(countingLosses));
 		engine.start();
@@ -196,7 +196,7 @@ final class OurImplementation implements Implementation {
 			this.identity = identity;
 			this.releaseOnStop = releaseOnStop;
 			this.client = client(port, identity);
-			this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
+			this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls(), this.threads.requests());
 			this.engine = new ElectionEngine(identity, List.of(settings), this.stores, this.threads.runtime(),
 					List.of(listener), work, ElectionEngine.DEFAULT_DRAIN_TIMEOUT);
 		}

@@ -66,7 +66,7 @@ final class PodReplica implements AutoCloseable {
 				}
 			}
 		};
-		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
+		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls(), this.threads.requests());
 		this.engine = new ElectionEngine(pod, List.of(settings), this.stores, this.threads.runtime(),
 				List.of(listener));
 	}

@@ -781,7 +781,7 @@ public final class ShardSpread {
 		ShardReplica(ApiServer server, String identity, List<ElectionSettings> shards, ElectionListener listener) {
 			this.identity = identity;
 			this.client = OurImplementation.client(server.port(), identity);
-			this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
+			this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls(), this.threads.requests());
 			this.engine = new ElectionEngine(identity, shards, this.stores, this.threads.runtime(), List.of(listener));
 		}
 

@@ -144,7 +144,7 @@ class BalancedFollowerWithoutWatchTest {
 		KubernetesClient client = this.server.client(identity);
 		this.resources.add(client);
 		ChaosSettings settings = ChaosSettings.balancedShards(1, 4, SHARDS, 0, Duration.ZERO);
-		KubernetesLeaseStores stores = new KubernetesLeaseStores(client, threads.blockingCalls());
+		KubernetesLeaseStores stores = new KubernetesLeaseStores(client, threads.blockingCalls(), threads.requests());
 		this.resources.add(stores);
 		ElectionEngine engine = new ElectionEngine(identity, settings.electionSettings(), stores, threads.runtime(),
 				List.of());

@@ -6,6 +6,8 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
@@ -21,8 +23,9 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.leaderelection.engine.LeaseStoreException;
 
 /**
- * Requests to the API server that never block: sent on the elector's HTTP client with a timeout
- * each, their failures told as {@link LeaseStoreException}s naming the object.
+ * Requests to the API server that never block the caller: sent on the elector's HTTP client from
+ * a thread of their own, with a timeout each counted from the call, their failures told as
+ * {@link LeaseStoreException}s naming the object.
  */
 final class ApiCalls {
 
@@ -32,11 +35,19 @@ final class ApiCalls {
 
 	private final HttpClient httpClient;
 
+	private final Executor sender;
+
 	private final KubernetesSerialization serialization;
 
-	ApiCalls(KubernetesClient client, HttpClient httpClient) {
+	/**
+	 * @param sender where requests are handed to the HTTP client: fabric8 refreshes the client's
+	 * credentials on that thread first, which may run a process (an exec credential plugin) for as
+	 * long as it takes
+	 */
+	ApiCalls(KubernetesClient client, Executor sender) {
 		this.client = client;
-		this.httpClient = httpClient;
+		this.httpClient = client.getHttpClient();
+		this.sender = sender;
 		this.serialization = client.getKubernetesSerialization();
 	}
 
@@ -79,15 +90,38 @@ final class ApiCalls {
 			.timeout(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
 	}
 
-	/** Sends the request; a failure to get an answer fails the future with a {@link LeaseStoreException}. */
+	/**
+	 * Sends the request on the sender; a failure to get an answer within the timeout, counted from
+	 * now however long a credential refresh held the send, fails the future with a
+	 * {@link LeaseStoreException}.
+	 */
 	CompletableFuture<HttpResponse<String>> send(String verb, HttpRequest request, Duration timeout,
 			String described) {
-		CompletableFuture<HttpResponse<String>> response;
+		CompletableFuture<HttpResponse<String>> response = new CompletableFuture<HttpResponse<String>>()
+			.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
 		try {
-			response = this.httpClient.sendAsync(request, String.class);
+			this.sender.execute(() -> {
+				if (response.isDone()) {
+					// its time ran out while it waited to be sent: no one waits for an answer
+					return;
+				}
+				try {
+					this.httpClient.sendAsync(request, String.class).whenComplete((answer, failure) -> {
+						if (failure != null) {
+							response.completeExceptionally(failure);
+						}
+						else {
+							response.complete(answer);
+						}
+					});
+				}
+				catch (RuntimeException ex) {
+					response.completeExceptionally(ex);
+				}
+			});
 		}
-		catch (RuntimeException ex) {
-			response = CompletableFuture.failedFuture(ex);
+		catch (RejectedExecutionException ex) {
+			response.completeExceptionally(ex);
 		}
 		return response.handle((answer, failure) -> {
 			if (failure != null) {
@@ -102,7 +136,7 @@ final class ApiCalls {
 	}
 
 	/**
-	 * Whether the request's timeout ran out before an answer: Vert.x tells it with a
+	 * Whether the request's timeout ran out before an answer: {@link #send} and Vert.x tell it with a
 	 * {@link TimeoutException}, the JDK's client with an {@link HttpTimeoutException}. A connection
 	 * that could not be opened in time is no such case: nothing was sent.
 	 */

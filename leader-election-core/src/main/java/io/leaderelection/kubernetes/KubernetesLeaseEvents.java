@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
@@ -29,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * {@code kubectl get events}.
  * <p>
  * Each Event is written on the given executor, never on the thread that renews or a listener
- * lane, through a client of its own without retries and with a short timeout, so that a failing
- * API server holds that executor for seconds, not minutes. A kind of failure is logged once, until
+ * lane, through a client of its own (with the application's client settings, see
+ * {@link ElectorClient}) without retries and with a short timeout, so that a failing API server
+ * holds that executor for seconds, not minutes. A kind of failure is logged once, until
  * a write succeeds again, and told by {@link #problem()}; the election goes on either way.
  */
 public final class KubernetesLeaseEvents implements ElectionListener, AutoCloseable {
@@ -62,7 +62,8 @@ public final class KubernetesLeaseEvents implements ElectionListener, AutoClosea
 	private volatile boolean closed;
 
 	/**
-	 * @param client the client whose configuration the Events are written with
+	 * @param client the client whose configuration and HTTP client settings the Events are written
+	 * with
 	 * @param identity this replica's identity, named in every message and as the Events' source
 	 * @param elections the elections whose Leases the Events are about
 	 * @param executor where the Events are written: the calls block
@@ -102,12 +103,11 @@ public final class KubernetesLeaseEvents implements ElectionListener, AutoClosea
 
 	private synchronized KubernetesClient client() {
 		if (this.client == null && !this.closed) {
-			this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(
-					this.configuredClient.getConfiguration())
-				.withRequestRetryBackoffLimit(0)
-				.withRequestTimeout(TIMEOUT_MILLIS)
-				.withConnectionTimeout(TIMEOUT_MILLIS)
-				.build()).build();
+			this.client = ElectorClient.of(this.configuredClient,
+					new ConfigBuilder(this.configuredClient.getConfiguration()).withRequestRetryBackoffLimit(0)
+						.withRequestTimeout(TIMEOUT_MILLIS)
+						.withConnectionTimeout(TIMEOUT_MILLIS)
+						.build());
 		}
 		return this.client;
 	}

@@ -26,7 +26,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
-import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -87,10 +86,10 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 
 	private final WindowsAnnotation windows;
 
-	KubernetesLeaseStore(KubernetesClient client, HttpClient httpClient, Executor watchOpener, String namespace,
-			String name, Map<String, String> labels) {
+	KubernetesLeaseStore(KubernetesClient client, ApiCalls calls, Executor watchOpener, String namespace, String name,
+			Map<String, String> labels) {
 		this.client = client;
-		this.calls = new ApiCalls(client, httpClient);
+		this.calls = calls;
 		this.watchOpener = watchOpener;
 		this.serialization = client.getKubernetesSerialization();
 		this.namespace = namespace;

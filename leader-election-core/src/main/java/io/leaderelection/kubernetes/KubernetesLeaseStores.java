@@ -9,8 +9,6 @@ import java.util.concurrent.Executor;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.http.HttpClient;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderKeyStore;
 import io.leaderelection.engine.LeaseStoreFactory;
@@ -18,9 +16,10 @@ import io.leaderelection.engine.MembershipStore;
 
 /**
  * Creates the {@link KubernetesLeaseStore} of each election, and the store of balanced groups'
- * members, on a fabric8 client of their own, built from a copy of the application's client
- * configuration (server, credentials, TLS, proxy, timeouts) and used for every Lease call and
- * watch of every election.
+ * members, on a fabric8 client of their own, used for every Lease call and watch of every
+ * election: built from a copy of the application's client configuration (server, credentials,
+ * namespace, timeouts) with what the application set on its client's HTTP client (factory,
+ * interceptors, TLS, proxy; see {@link ElectorClient}), on connections of its own.
  * <p>
  * A client of their own, because a client's HTTP connections are a shared queue: on the
  * application's client, a flood of slow application requests (large lists, a slow webhook, an
@@ -33,6 +32,12 @@ import io.leaderelection.engine.MembershipStore;
  * The client's own retries are turned off: the engine retries on its own schedule, and a request
  * retried behind its back would outlive the renew deadline it was sent under.
  * <p>
+ * Requests are sent from the sender's threads, never the engine's: fabric8 refreshes the
+ * client's credentials on the sending thread, about once a minute, and an exec credential plugin
+ * ({@code aws eks get-token}, {@code kubelogin}) runs as a process for as long as it takes. A
+ * request's timeout counts from the engine's call, so a refresh that overruns it ends the call as
+ * one without an answer, on time.
+ * <p>
  * This object owns that client, and {@link #close()} closes it. Close it only after the elector
  * has stopped and released its Leases: in a Spring context that is the order anyway, since the
  * elector's lifecycle stops (and releases) before any bean is destroyed.
@@ -41,39 +46,41 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 
 	private final KubernetesClient client;
 
-	private final HttpClient httpClient;
+	private final ApiCalls calls;
 
 	private final Executor watchOpener;
 
 	/**
-	 * @param client the application's fabric8 client, whose configuration the elector's own
-	 * client is built with; it is not used for any call, and stays the application's to close
+	 * @param client the application's fabric8 client, whose configuration and HTTP client settings
+	 * the elector's own client is built with; it is not used for any call, and stays the
+	 * application's to close
 	 * @param watchOpener where watches are opened: fabric8 blocks until the server accepted a
 	 * watch, and the engine's threads must never block
+	 * @param sender where requests are handed to the HTTP client: fabric8 may refresh credentials
+	 * first, and the engine's threads must never block
 	 */
-	public KubernetesLeaseStores(KubernetesClient client, Executor watchOpener) {
-		this.client = new KubernetesClientBuilder()
-			.withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
-			.build();
+	public KubernetesLeaseStores(KubernetesClient client, Executor watchOpener, Executor sender) {
+		this.client = ElectorClient.of(client,
+				new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build());
+		this.calls = new ApiCalls(this.client, sender);
 		this.watchOpener = watchOpener;
-		this.httpClient = this.client.getHttpClient();
 	}
 
 	/** The store of the Lease with the given namespace and name. */
 	public KubernetesLeaseStore forLease(String namespace, String name) {
-		return new KubernetesLeaseStore(this.client, this.httpClient, this.watchOpener, namespace, name, Map.of());
+		return new KubernetesLeaseStore(this.client, this.calls, this.watchOpener, namespace, name, Map.of());
 	}
 
 	@Override
 	public KubernetesLeaseStore create(ElectionSettings election) {
-		return new KubernetesLeaseStore(this.client, this.httpClient, this.watchOpener, election.namespace(),
+		return new KubernetesLeaseStore(this.client, this.calls, this.watchOpener, election.namespace(),
 				election.leaseName(), LeaseLabels.of(election));
 	}
 
 	@Override
 	public LeaderKeyStore leaderKey(ElectionSettings election) {
 		ElectionSettings.Migration migration = election.migration();
-		return new ConfigMapLeaderKeyStore(new ApiCalls(this.client, this.httpClient),
+		return new ConfigMapLeaderKeyStore(this.calls,
 				forLease(election.namespace(), election.leaseName()), election.namespace(), migration.configMapName(),
 				migration.key());
 	}
@@ -93,11 +100,10 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 	 * @param podName the Pod this replica runs in, to label; {@code null} for no label
 	 */
 	public LeaderRoute route(ElectionSettings election, String holder, LeaderRoute.Endpoint endpoint, String podName) {
-		ApiCalls calls = new ApiCalls(this.client, this.httpClient);
 		LeaderEndpointSlice slice = (endpoint != null)
-				? new LeaderEndpointSlice(calls, election.namespace(), holder, endpoint) : null;
+				? new LeaderEndpointSlice(this.calls, election.namespace(), holder, endpoint) : null;
 		PodRoleLabel label = (podName != null)
-				? new PodRoleLabel(calls, election.namespace(), podName, podLabel(election.name())) : null;
+				? new PodRoleLabel(this.calls, election.namespace(), podName, podLabel(election.name())) : null;
 		return new LeaderRoute(election.name(), slice, label, election.renewDeadline(), election.retryPeriod());
 	}
 
@@ -108,8 +114,7 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 
 	/** Reads a Service, on the elector's client; completes with {@code null} when there is none. */
 	public CompletableFuture<Service> service(String namespace, String name, Duration timeout) {
-		ApiCalls calls = new ApiCalls(this.client, this.httpClient);
-		return calls.read(calls.serverUri() + "api/v1/namespaces/" + KubernetesLeaseStore.encode(namespace)
+		return this.calls.read(this.calls.serverUri() + "api/v1/namespaces/" + KubernetesLeaseStore.encode(namespace)
 				+ "/services/" + KubernetesLeaseStore.encode(name), "Service " + namespace + "/" + name, Service.class,
 				timeout);
 	}

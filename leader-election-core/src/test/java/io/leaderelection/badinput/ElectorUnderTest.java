@@ -50,7 +50,7 @@ final class ElectorUnderTest implements AutoCloseable, ElectionListener {
 
 	private ElectorUnderTest(ChaosApiServer server, String identity, String namespace) {
 		this.client = server.client(identity);
-		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
+		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls(), this.threads.requests());
 		this.engine = new ElectionEngine(identity,
 				List.of(new ElectionSettings(ELECTION, namespace, LEASE, LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD)),
 				this.stores, this.threads.runtime(), List.of(this));

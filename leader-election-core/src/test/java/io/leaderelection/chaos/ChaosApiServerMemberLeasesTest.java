@@ -71,8 +71,10 @@ class ChaosApiServerMemberLeasesTest {
 		Set<String> everSeen = ConcurrentHashMap.newKeySet();
 		AtomicReference<Throwable> failure = new AtomicReference<>();
 		try (KubernetesClient aClient = this.server.client("a"); KubernetesClient bClient = this.server.client("b");
-				KubernetesLeaseStores aStores = new KubernetesLeaseStores(aClient, this.threads.blockingCalls());
-				KubernetesLeaseStores bStores = new KubernetesLeaseStores(bClient, this.threads.blockingCalls())) {
+				KubernetesLeaseStores aStores = new KubernetesLeaseStores(aClient, this.threads.blockingCalls(),
+						this.threads.requests());
+				KubernetesLeaseStores bStores = new KubernetesLeaseStores(bClient, this.threads.blockingCalls(),
+						this.threads.requests())) {
 			MembershipStore a = aStores.membership(ChaosSettings.NAMESPACE);
 			MembershipStore b = bStores.membership(ChaosSettings.NAMESPACE);
 			a.renew(GROUP, "a", RECORD_TIMEOUT).join();

@@ -125,7 +125,8 @@ final class EngineElector implements Elector {
 			ElectionRuntime runtime = new ElectionRuntime(slot.pause().pausing(production.scheduler()),
 					production.monotonicClock(), slot.wallClock(),
 					slot.pause().pausing(production.callbackExecutor()), new Random(seed));
-			this.stores = new KubernetesLeaseStores(this.client, slot.pause().pausing(this.threads.blockingCalls()));
+			this.stores = new KubernetesLeaseStores(this.client, slot.pause().pausing(this.threads.blockingCalls()),
+					this.threads.requests());
 			this.engine = new ElectionEngine(this.identity, elections, this.stores, runtime,
 					List.of(new Recorder(), new Yielder()), this.calls, ChaosSettings.DRAIN_TIMEOUT);
 			if (elections.stream().anyMatch((election) -> election.forLife() != null)) {

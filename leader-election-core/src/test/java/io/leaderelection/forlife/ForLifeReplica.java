@@ -51,7 +51,7 @@ final class ForLifeReplica implements AutoCloseable, ElectionListener {
 		ElectionSettings settings = new ElectionSettings(ELECTION, NAMESPACE, LEASE, Duration.ofSeconds(2),
 				Duration.ofSeconds(1), Duration.ofMillis(200))
 			.forLife(new ElectionSettings.ForLife(podName, notReadyNodeTakeover));
-		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
+		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls(), this.threads.requests());
 		this.engine = new ElectionEngine("process-" + podName, List.of(settings), this.stores, this.threads.runtime(),
 				List.of(this));
 	}

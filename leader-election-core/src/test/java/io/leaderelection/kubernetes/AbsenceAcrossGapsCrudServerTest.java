@@ -252,7 +252,8 @@ class AbsenceAcrossGapsCrudServerTest {
 			LeaderElectionThreads threads = open(new LeaderElectionThreads());
 			KubernetesClient client = open(
 					new KubernetesClientBuilder().withConfig(ChaosApiServer.config(this.link.port(), name).build()).build());
-			KubernetesLeaseStores stores = open(new KubernetesLeaseStores(client, this.pause.pausing(threads.blockingCalls())));
+			KubernetesLeaseStores stores = open(
+					new KubernetesLeaseStores(client, this.pause.pausing(threads.blockingCalls()), threads.requests()));
 			this.store = new ReplicaStore(wrap.apply(stores.create(ELECTION)), following);
 			ElectionRuntime production = threads.runtime();
 			ElectionRuntime runtime = new ElectionRuntime(freezable(this.pause.pausing(production.scheduler())),

@@ -180,7 +180,8 @@ class BalancedShardsCrudServerTest {
 		LeaderElectionThreads threads = open(new LeaderElectionThreads());
 		KubernetesClient client = open(this.opened.server().createClient());
 		List<ElectionSettings> shards = IntStream.range(0, SHARDS).mapToObj((index) -> ORDERS.shard(index, SHARDS, true)).toList();
-		KubernetesLeaseStores stores = open(new KubernetesLeaseStores(client, threads.blockingCalls()));
+		KubernetesLeaseStores stores = open(new KubernetesLeaseStores(client, threads.blockingCalls(),
+				threads.requests()));
 		ElectionEngine engine = new ElectionEngine(identity, shards, stores, threads.runtime(), List.of());
 		this.opened.open(() -> engine.stop(false).join());
 		return engine;

@@ -259,7 +259,8 @@ class ConfigMapMigrationCrudServerTest {
 	private Replica replica(String podName, ElectionSettings settings) {
 		LeaderElectionThreads threads = open(new LeaderElectionThreads());
 		KubernetesClient client = open(this.opened.server().createClient());
-		KubernetesLeaseStores stores = open(new KubernetesLeaseStores(client, threads.blockingCalls()));
+		KubernetesLeaseStores stores = open(new KubernetesLeaseStores(client, threads.blockingCalls(),
+				threads.requests()));
 		Replica replica = new Replica();
 		replica.engine = new ElectionEngine(podName + "-identity",
 				List.of(settings.migratingFrom(new ElectionSettings.Migration("leaders", KEY, podName))), stores,

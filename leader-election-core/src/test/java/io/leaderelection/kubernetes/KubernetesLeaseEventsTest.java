@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.RevocationCause;
 import org.junit.jupiter.api.AfterEach;
@@ -111,6 +112,22 @@ class KubernetesLeaseEventsTest {
 		finally {
 			logger.detachAppender(logged);
 		}
+	}
+
+	@Test
+	void eventsCarryWhatTheApplicationSetOnItsClientsBuilder() throws Exception {
+		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+				new KubernetesCrudDispatcher(), false);
+		this.server.init(InetAddress.getLoopbackAddress(), 0);
+		this.client = this.server.createClient(new ApplicationHeader("X-Tenant", "blue")::addTo);
+		try (KubernetesLeaseEvents events = new KubernetesLeaseEvents(this.client, "orders-0", List.of(ORDERS),
+				Runnable::run)) {
+			events.granted("default", 7, 0);
+		}
+
+		RecordedRequest written = this.server.getLastRequest();
+		assertThat(written.getPath()).isEqualTo("/api/v1/namespaces/team-a/events");
+		assertThat(written.getHeader("X-Tenant")).isEqualTo("blue");
 	}
 
 	private static Status forbidden() {

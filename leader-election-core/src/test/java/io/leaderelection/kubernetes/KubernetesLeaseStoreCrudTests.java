@@ -76,7 +76,7 @@ class KubernetesLeaseStoreCrudTests {
 		this.server.init(InetAddress.getLoopbackAddress(), 0);
 		this.client = this.server.createClient();
 		this.other = this.server.createClient();
-		this.stores = new KubernetesLeaseStores(this.client, Runnable::run);
+		this.stores = new KubernetesLeaseStores(this.client, Runnable::run, Runnable::run);
 	}
 
 	@AfterEach
@@ -235,7 +235,8 @@ class KubernetesLeaseStoreCrudTests {
 		TimeZone saved = TimeZone.getDefault();
 		TimeZone.setDefault(TimeZone.getTimeZone("Asia/Kolkata"));
 		try (KubernetesClient shifted = this.server.createClient();
-				KubernetesLeaseStores shiftedStores = new KubernetesLeaseStores(shifted, Runnable::run)) {
+				KubernetesLeaseStores shiftedStores = new KubernetesLeaseStores(shifted, Runnable::run,
+						Runnable::run)) {
 			KubernetesLeaseStore store = shiftedStores.forLease(NS, NAME);
 			Instant acquire = Instant.parse("2026-11-21T14:51:52.123456Z");
 			await(store.create(LeaseRecord.of("pod-a", 15, acquire, acquire, 0), TIMEOUT));

@@ -62,7 +62,7 @@ class KubernetesLeaseStoreErrorTests {
 		this.server = new KubernetesMockServer(false);
 		this.server.init(InetAddress.getLoopbackAddress(), 0);
 		this.client = this.server.createClient();
-		this.stores = new KubernetesLeaseStores(this.client, Runnable::run);
+		this.stores = new KubernetesLeaseStores(this.client, Runnable::run, Runnable::run);
 		this.store = this.stores.forLease(NS, NAME);
 	}
 
@@ -383,13 +383,27 @@ class KubernetesLeaseStoreErrorTests {
 		try (KubernetesClient impersonating = this.server.createClient((builder) -> builder.editOrNewConfig()
 			.withImpersonateUsername("system:serviceaccount:team-a:elector")
 			.endConfig());
-				KubernetesLeaseStores stores = new KubernetesLeaseStores(impersonating, Runnable::run)) {
+				KubernetesLeaseStores stores = new KubernetesLeaseStores(impersonating, Runnable::run, Runnable::run)) {
 			stores.forLease(NS, NAME).get(TIMEOUT).get(10, TimeUnit.SECONDS);
 		}
 
 		RecordedRequest get = this.server.takeRequest(5, TimeUnit.SECONDS);
 		assertThat(get.getHeader("Authorization")).isEqualTo("Bearer secret");
 		assertThat(get.getHeader("Impersonate-User")).isEqualTo("system:serviceaccount:team-a:elector");
+	}
+
+	@Test
+	void requestsCarryWhatTheApplicationSetOnItsClientsBuilderAndClosingLeavesItsClientOpen() throws Exception {
+		this.server.expect().get().withPath(OBJECT).andReturn(200, lease()).times(2);
+		try (KubernetesClient application = this.server.createClient(new ApplicationHeader("X-Tenant", "blue")::addTo)) {
+			try (KubernetesLeaseStores stores = new KubernetesLeaseStores(application, Runnable::run, Runnable::run)) {
+				stores.forLease(NS, NAME).get(TIMEOUT).get(10, TimeUnit.SECONDS);
+			}
+
+			RecordedRequest get = this.server.takeRequest(5, TimeUnit.SECONDS);
+			assertThat(get.getHeader("X-Tenant")).isEqualTo("blue");
+			assertThat(application.leases().inNamespace(NS).withName(NAME).get()).isNotNull();
+		}
 	}
 
 	// ---- helpers ---------------------------------------------------------------------------

@@ -477,7 +477,8 @@ class LeaderRouteCrudTests {
 
 	private LeaderRoute route(String holder, String address, Map<String, Integer> ports, String podName,
 			ElectionSettings election) {
-		KubernetesLeaseStores stores = new KubernetesLeaseStores(this.server.createClient(), Runnable::run);
+		KubernetesLeaseStores stores = new KubernetesLeaseStores(this.server.createClient(), Runnable::run,
+				Runnable::run);
 		this.stores.add(stores);
 		LeaderRoute.Endpoint endpoint = (address != null)
 				? new LeaderRoute.Endpoint(SERVICE, address, ports, podName) : null;

@@ -127,7 +127,7 @@ public class LeaderElectionAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(LeaseStoreFactory.class)
 		KubernetesLeaseStores kubernetesLeaseStores(KubernetesClient kubernetesClient, LeaderElectionThreads threads) {
-			return new KubernetesLeaseStores(kubernetesClient, threads.blockingCalls());
+			return new KubernetesLeaseStores(kubernetesClient, threads.blockingCalls(), threads.requests());
 		}
 
 	}

@@ -60,7 +60,7 @@ class LeaderElectionLivenessHealthIndicatorTests {
 	void aLeaderWhoseLoopIsWedgedIsNotLiveUntilTheLoopRunsAgain() throws InterruptedException {
 		ScheduledThreadPoolExecutor loop = new ScheduledThreadPoolExecutor(1);
 		try (CrudKubernetesServer server = CrudKubernetesServer.start(); KubernetesClient client = server.newClient();
-				KubernetesLeaseStores stores = new KubernetesLeaseStores(client, Runnable::run)) {
+				KubernetesLeaseStores stores = new KubernetesLeaseStores(client, Runnable::run, Runnable::run)) {
 			ElectionEngine engine = new ElectionEngine("a",
 					List.of(new ElectionSettings("default", "test", "wedged-leader", Duration.ofSeconds(3),
 							Duration.ofSeconds(2), Duration.ofMillis(250))),

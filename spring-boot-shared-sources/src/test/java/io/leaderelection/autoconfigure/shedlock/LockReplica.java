@@ -84,7 +84,7 @@ final class LockReplica implements AutoCloseable {
 			this.proxy = null;
 			this.client = server.newClient();
 		}
-		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
+		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls(), this.threads.requests());
 		ElectionRuntime system = this.threads.runtime();
 		ElectionRuntime runtime = new ElectionRuntime(system.scheduler(), system.monotonicClock(),
 				Clock.offset(system.wallClock(), wallClockOffset), system.callbackExecutor(), system.random());
