@@ -36,7 +36,7 @@ final class EngineReplica implements AutoCloseable {
 			List<ElectionListener> listeners) {
 		this.identity = identity;
 		this.client = new KubernetesClientBuilder().withConfig(config).build();
-		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls());
+		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls(), this.threads.requests());
 		this.engine = new ElectionEngine(identity, elections, this.stores, this.threads.runtime(), listeners);
 	}
 

@@ -126,7 +126,7 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 	 * @return completes, never exceptionally, with the permissions denied and those not answered
 	 */
 	public CompletableFuture<PermissionReview.Result> reviewPermissions(List<Permission> needed, Duration timeout) {
-		return new PermissionReview(new ApiCalls(this.client, this.httpClient)).review(needed, timeout);
+		return new PermissionReview(this.calls).review(needed, timeout);
 	}
 
 	/** Closes the elector's client: calls still under way fail, watches end. */

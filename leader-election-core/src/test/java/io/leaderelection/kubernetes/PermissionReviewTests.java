@@ -55,7 +55,7 @@ class PermissionReviewTests {
 		this.server = new KubernetesMockServer(false);
 		this.server.init(InetAddress.getLoopbackAddress(), 0);
 		this.client = this.server.createClient();
-		this.stores = new KubernetesLeaseStores(this.client, Runnable::run);
+		this.stores = new KubernetesLeaseStores(this.client, Runnable::run, Runnable::run);
 	}
 
 	@AfterEach
@@ -148,7 +148,7 @@ class PermissionReviewTests {
 				new KubernetesCrudDispatcher(), false);
 		crud.init(InetAddress.getLoopbackAddress(), 0);
 		try (KubernetesClient crudClient = crud.createClient();
-				KubernetesLeaseStores crudStores = new KubernetesLeaseStores(crudClient, Runnable::run)) {
+				KubernetesLeaseStores crudStores = new KubernetesLeaseStores(crudClient, Runnable::run, Runnable::run)) {
 			List<Permission> needed = Permission.neededBy(Map.of("team-a", Set.of(ElectorFeature.LEASES)));
 
 			PermissionReview.Result result = crudStores.reviewPermissions(needed, TIMEOUT).join();
