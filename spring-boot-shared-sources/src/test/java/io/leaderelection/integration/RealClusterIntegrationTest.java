@@ -56,7 +56,9 @@ import static org.awaitility.Awaitility.await;
  * end, failed or not (labelled {@value #CREATED_BY_LABEL}={@value #CREATED_BY}, so that the
  * namespaces of a run that was killed can be found). Skipped, saying why, when {@code KUBECONFIG}
  * is not set or its cluster cannot be reached, as the contract asks; a cluster that answers but
- * refuses to create the namespace fails it, naming the permissions the test needs.
+ * refuses to create the namespace fails it, naming the permissions the test needs. fabric8's own
+ * system property {@code kubeconfig}, which it reads before {@code KUBECONFIG}, names the cluster
+ * as well: the control-plane suite sets it to run this test against its control plane.
  * <p>
  * Timings are lease 4s, renew deadline 2s, retry 500ms: longer than the mock server tests', for
  * the latency of a real API server, still short enough for the whole class to take about a
@@ -110,10 +112,10 @@ class RealClusterIntegrationTest {
 
 	@BeforeAll
 	static void createNamespace() {
-		String kubeconfig = System.getenv("KUBECONFIG");
-		for (String file : kubeconfig.split(File.pathSeparator)) {
+		String kubeconfig = kubeconfig();
+		for (String file : kubeconfig.substring(kubeconfig.indexOf('=') + 1).split(File.pathSeparator)) {
 			if (!file.isBlank() && !new File(file).isFile()) {
-				skip(String.format("KUBECONFIG=%s: %s is not a file, so there is no cluster to run the real-cluster "
+				skip(String.format("%s: %s is not a file, so there is no cluster to run the real-cluster "
 						+ "test against.", kubeconfig, file));
 			}
 		}
@@ -136,7 +138,7 @@ class RealClusterIntegrationTest {
 		catch (KubernetesClientException ex) {
 			kubectl.close();
 			kubectl = null;
-			String where = String.format("KUBECONFIG=%s (context %s, server %s) is set, so the real-cluster test runs, "
+			String where = String.format("%s (context %s, server %s) is set, so the real-cluster test runs, "
 					+ "but creating its namespace %s failed: ", kubeconfig, context, config.getMasterUrl(), name);
 			if (ex.getCode() > 0) {
 				fail(where + "the server answered HTTP " + ex.getCode() + " (" + ex.getMessage() + "). The test's user "
@@ -434,16 +436,30 @@ class RealClusterIntegrationTest {
 	}
 
 	/**
-	 * Enables the class when {@code KUBECONFIG} is set, and otherwise disables it and prints why:
-	 * surefire shows a disabled reason only in its XML report, not on the console.
+	 * The kubeconfig fabric8 reads, where it looks for one first, as {@code NAME=files}: its
+	 * system property {@code kubeconfig}, else {@code KUBECONFIG}; {@code null} when neither is set.
+	 */
+	static String kubeconfig() {
+		String property = System.getProperty("kubeconfig");
+		if (property != null && !property.isBlank()) {
+			return "kubeconfig=" + property;
+		}
+		String variable = System.getenv("KUBECONFIG");
+		return (variable != null && !variable.isBlank()) ? "KUBECONFIG=" + variable : null;
+	}
+
+	/**
+	 * Enables the class when {@code KUBECONFIG} (or fabric8's system property {@code kubeconfig})
+	 * is set, and otherwise disables it and prints why: surefire shows a disabled reason only in
+	 * its XML report, not on the console.
 	 */
 	static final class RunsWhenKubeconfigIsSet implements ExecutionCondition {
 
 		@Override
 		public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-			String kubeconfig = System.getenv("KUBECONFIG");
-			if (kubeconfig != null && !kubeconfig.isBlank()) {
-				return ConditionEvaluationResult.enabled("KUBECONFIG=" + kubeconfig);
+			String kubeconfig = kubeconfig();
+			if (kubeconfig != null) {
+				return ConditionEvaluationResult.enabled(kubeconfig);
 			}
 			if (context.getTestMethod().isEmpty()) {
 				System.out.println("SKIPPED " + context.getDisplayName() + ": " + SKIPPED);
