@@ -75,10 +75,10 @@ class FootprintIntegrationTest {
 	}
 
 	@Test
-	void aHundredElectionsRunOnAtMostFiveThreads() throws Exception {
+	void aHundredElectionsRunOnAtMostSixThreads() throws Exception {
 		this.reactor = new NioReactor();
 		Map<String, Object> properties = new HashMap<>();
-		// roomier deadlines than the replica's own: a hundred renewals on five threads, on a machine
+		// roomier deadlines than the replica's own: a hundred renewals on six threads, on a machine
 		// whose cores other test JVMs keep busy, would miss 1.3 s ones and flap, and never all lead at once
 		for (int i = 1; i <= 100; i++) {
 			properties.put("leader.election.elections.e" + i + ".lease-duration", "6s");
@@ -102,8 +102,9 @@ class FootprintIntegrationTest {
 			.toList();
 		System.out.println("101 elections led by one replica; elector threads: " + electorThreads);
 		assertThat(replica.elector().statuses()).hasSize(101);
-		// Two scheduler threads, one event thread, at most two watch openers.
-		assertThat(electorThreads).hasSizeLessThanOrEqualTo(5);
+		// Two scheduler threads, one event thread, one request sender (credential refreshes run on it,
+		// never on the scheduler), at most two watch openers.
+		assertThat(electorThreads).hasSizeLessThanOrEqualTo(6);
 	}
 
 }
