@@ -10,6 +10,7 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
@@ -100,7 +101,7 @@ class ConfigMapMigrationTests {
 
 	private KubeletPods newPods;
 
-	private Watch keyWatch;
+	private volatile Watch keyWatch;
 
 	@BeforeEach
 	void createNamespace() {
@@ -110,6 +111,14 @@ class ConfigMapMigrationTests {
 				DocumentedRoles.rules(DocumentedRoles.LEASES, DocumentedRoles.MIGRATION));
 		this.oldPods = new KubeletPods(this.controlPlane.admin(), this.namespace.name(), "old-app");
 		this.newPods = new KubeletPods(this.controlPlane.admin(), this.namespace.name(), "new-app");
+		watchKey();
+	}
+
+	/**
+	 * Watches the ConfigMap as the administrator, recording each version of the key; after the API
+	 * server answered 410 (a restart on a compacted etcd) the watch starts again from now.
+	 */
+	private void watchKey() {
 		this.keyWatch = this.controlPlane.admin()
 			.configMaps()
 			.inNamespace(this.namespace.name())
@@ -124,6 +133,10 @@ class ConfigMapMigrationTests {
 
 				@Override
 				public void onClose(WatcherException cause) {
+					if (cause != null) {
+						ConfigMapMigrationTests.this.keyVersions.add("(watch ended: " + cause.getMessage() + ")");
+						watchKey();
+					}
 				}
 			});
 	}
@@ -275,6 +288,97 @@ class ConfigMapMigrationTests {
 
 		assertNoTwoLeadersOfDifferentSides();
 		this.namespace.assertNothingRefused();
+	}
+
+	/**
+	 * The API server restarts on an etcd compacted past every version the replicas' watches saw,
+	 * while a new replica leads and two old ones follow it: after the restart, a watch resumed from
+	 * the version it saw last is answered 410 Gone. The new replica leads again (its gate may close
+	 * while the server is away), the old ones follow it still, and their watches work again: when
+	 * the new leader dies and its Pod is reported Failed, an old replica takes the key at once (its
+	 * watch of the leader's Pod; its timer is a minute away), and when that one stops, the other
+	 * takes the key at once (its watch of the ConfigMap).
+	 */
+	@Test
+	void afterAnApiServerRestartOnACompactedEtcdBothSidesFollowTheKeyAgain() {
+		long started = System.nanoTime();
+		MigrationRoutingReplica first = startNew("new-0");
+		// no old replica and no ConfigMap: the new replica waits a lease duration, then creates it
+		awaitOneLeader(first.name()::equals);
+		this.report.add(String.format("new-0 alone created the ConfigMap and led %.0f ms after its start",
+				millis(lastTerm(first.name()).from() - started)));
+		OldProtocolReplica old0 = startOld("old-0", QUIET_UPDATE_PERIOD);
+		OldProtocolReplica old1 = startOld("old-1", QUIET_UPDATE_PERIOD);
+		startNew("new-1");
+		await().atMost(TIMEOUT)
+			.until(() -> first.name().equals(old0.leaderSeen()) && first.name().equals(old1.leaderSeen()));
+		await().during(LEASE_DURATION).atMost(TIMEOUT).until(() -> leaders().equals(List.of(first.name())));
+
+		this.controlPlane.admin()
+			.configMaps()
+			.inNamespace(this.namespace.name())
+			.resource(new ConfigMapBuilder().withNewMetadata().withName("written-after-the-key").endMetadata().build())
+			.create();
+		long revision = this.controlPlane.etcd().compact();
+		AuditLog audit = this.controlPlane.apiServer().auditLog();
+		long restarting = System.nanoTime();
+		long beforeRestart = audit.mark();
+		this.controlPlane.apiServer().restart();
+		long afterRestart = audit.mark();
+		this.report.add(String.format("etcd compacted to revision %d; the API server restarted in %.0f ms", revision,
+				millis(System.nanoTime() - restarting)));
+		String leader = awaitOneLeader((name) -> !isOld(name));
+		await().during(LEASE_DURATION).atMost(TIMEOUT).until(() -> leaders().equals(List.of(leader)));
+		this.report.add(String.format("after the restart %s leads (terms of new-0: %d)", leader,
+				this.intervals.intervals().stream().filter((term) -> term.holder().equals(first.name())).count()));
+
+		// the old replicas' watch of the leader's Pod: the new leader dies, an old replica takes over
+		newReplica(leader).kill();
+		this.intervals.ended(leader);
+		long unready = System.nanoTime();
+		this.newPods.terminated(leader, 137);
+		String oldLeader = awaitOneLeader(ConfigMapMigrationTests::isOld);
+		long tookOver = lastTerm(oldLeader).from() - unready;
+		this.report.add(String.format("%s (new, leader) killed, its Pod Failed; %s leads %.0f ms after", leader,
+				oldLeader, millis(tookOver)));
+		assertThat(Duration.ofNanos(tookOver)).as("an old replica's takeover, from its watch of the leader's Pod")
+			.isLessThan(LEASE_DURATION);
+
+		// the old replicas' watch of the ConfigMap: the old leader stops, the other takes the key
+		OldProtocolReplica leaving = oldLeader.equals(old0.name()) ? old0 : old1;
+		OldProtocolReplica other = (leaving == old0) ? old1 : old0;
+		await().atMost(TIMEOUT).until(() -> oldLeader.equals(other.leaderSeen()));
+		long stoppedAt = System.nanoTime();
+		leaving.stop();
+		awaitOneLeader(other.name()::equals);
+		this.oldPods.endAndRemove(leaving.name());
+		long handedOver = lastTerm(other.name()).from() - stoppedAt;
+		this.report.add(String.format("%s (old, leader) stopped; %s leads %.0f ms after", leaving.name(),
+				other.name(), millis(handedOver)));
+		assertThat(Duration.ofNanos(handedOver)).as("an old replica's takeover, from its watch of the ConfigMap")
+			.isLessThan(LEASE_DURATION);
+
+		assertNoTwoLeadersOfDifferentSides();
+		// A restarted API server serves before its RBAC authorizer has read the Roles: for a few hundred
+		// milliseconds, until it is ready, it refuses (403) requests its Roles allow, which the replicas
+		// resending at once meet. Those are counted; any other refusal fails.
+		List<AuditLog.Request> whileRestarting = refused(audit, beforeRestart);
+		whileRestarting = whileRestarting.subList(0, whileRestarting.size() - refused(audit, afterRestart).size());
+		this.report.add(String.format("refused (403) while the API server restarted, before it was ready: %d, %s",
+				whileRestarting.size(), whileRestarting.stream().map((request) -> request.user()
+					.substring(request.user().lastIndexOf(':') + 1) + " " + request.verb() + " " + request.resource())
+					.distinct()
+					.toList()));
+		assertThat(whileRestarting).allMatch((request) -> request.code() == 403);
+		assertThat(refused(audit, 0)).as("requests refused before the restart")
+			.hasSize(refused(audit, beforeRestart).size());
+		assertThat(refused(audit, afterRestart)).as("requests refused once the API server was ready again").isEmpty();
+	}
+
+	/** The requests of the namespace's ServiceAccounts since the mark that the API server refused. */
+	private List<AuditLog.Request> refused(AuditLog audit, long mark) {
+		String users = "system:serviceaccount:" + this.namespace.name() + ":";
+		return audit.since(mark, (request) -> request.user().startsWith(users) && request.refused());
 	}
 
 	// ---- assertions
