@@ -200,6 +200,86 @@ class LeaderRoutingTests {
 		this.namespace.assertNothingRefused();
 	}
 
+	/**
+	 * The addresses the starter refuses at start ({@code leader.election.routing.address}) are those
+	 * the real API server refuses (422) in an EndpointSlice, and the other way round: each address is
+	 * written in a slice of its own as the administrator, and given to a replica that starts (and
+	 * stops at once) or fails naming the property. Strict IP validation included: the server refuses
+	 * leading zeros, IPv4-mapped IPv6 and IPv6 not in its canonical form.
+	 */
+	@Test
+	void theStarterRefusesAtStartTheAddressesTheServerRefusesInASlice() {
+		createService();
+		List<String> refusedByServer = new ArrayList<>();
+		List<String> refusedByStarter = new ArrayList<>();
+		List<String> addresses = List.of("10.244.0.7", "192.0.2.1", "224.0.1.1", "2001:db8::1", "fd00:10:244::17",
+				"1::", "::2", "127.0.0.1", "127.8.9.10", "169.254.10.1", "0.0.0.0", "224.0.0.251", "::1", "::",
+				"fe80::1", "ff02::1", "ff12::1", "010.244.0.1", "::ffff:10.244.0.1", "2001:DB8:0::1", "2001:0db8::0001",
+				"64:ff9b::192.0.2.1");
+		for (int i = 0; i < addresses.size(); i++) {
+			String address = addresses.get(i);
+			if (!serverAccepts("probe-" + i, address)) {
+				refusedByServer.add(address);
+			}
+			if (!starterAccepts("probe-" + i, address)) {
+				refusedByStarter.add(address);
+			}
+		}
+		this.report.add("refused by the API server in a slice: " + refusedByServer);
+		this.report.add("refused by the starter at start:      " + refusedByStarter);
+		assertThat(refusedByStarter).as("refused by the starter at start").isEqualTo(refusedByServer);
+		assertThat(refusedByServer).as("refused by the server").doesNotContain("10.244.0.7", "192.0.2.1",
+				"2001:db8::1");
+		this.namespace.assertNothingRefused();
+	}
+
+	/** Whether the API server accepts a slice naming the address, written by the administrator. */
+	private boolean serverAccepts(String name, String address) {
+		EndpointSlice slice = new io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder().withNewMetadata()
+			.withName(name)
+			.endMetadata()
+			.withAddressType(address.contains(":") ? "IPv6" : "IPv4")
+			.addNewEndpoint()
+			.withAddresses(address)
+			.endEndpoint()
+			.build();
+		try {
+			this.controlPlane.admin().discovery().v1().endpointSlices().inNamespace(this.namespace.name())
+				.resource(slice)
+				.create();
+			return true;
+		}
+		catch (io.fabric8.kubernetes.client.KubernetesClientException ex) {
+			assertThat(ex.getCode()).as("the server's answer to a slice naming %s: %s", address, ex.getMessage())
+				.isEqualTo(422);
+			return false;
+		}
+	}
+
+	/** Whether a replica starts with the address to route to; it stops at once when it does. */
+	private boolean starterAccepts(String name, String address) {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("spring.application.name", "probe");
+		properties.put("leader.election.routing.service", SERVICE);
+		properties.put("leader.election.routing.address", address);
+		properties.put("leader.election.routing.ports.http", "8080");
+		properties.put("leader.election.routing.pod-label", "false");
+		try {
+			MigrationRoutingReplica.start(name, this.namespace.name(), this.account.config(this.controlPlane.apiServer()),
+					properties).stop();
+			return true;
+		}
+		catch (RuntimeException ex) {
+			Throwable cause = ex;
+			while (cause.getCause() != null && !cause.getMessage().contains("leader.election.routing.address")) {
+				cause = cause.getCause();
+			}
+			assertThat(cause.getMessage()).as("why the start with %s failed", address)
+				.contains("leader.election.routing.address");
+			return false;
+		}
+	}
+
 	// ---- replicas
 
 	private MigrationRoutingReplica start(String pod, String address) {
