@@ -196,6 +196,13 @@ class LeaderRoutingTests {
 		assertThat(this.versions).as("versions of the slice").allSatisfy((version) -> assertThat(version.addresses())
 			.as("addresses of %s", version)
 			.hasSizeLessThanOrEqualTo(1));
+		// every version naming an address was written under a term of the replica of that address
+		List<Terms.Term> all = this.terms.all();
+		assertThat(this.versions).as("versions of the slice, against the terms %s", all)
+			.filteredOn((version) -> version.action != Watcher.Action.DELETED && !version.addresses().isEmpty())
+			.isNotEmpty()
+			.allSatisfy((version) -> assertThat(all).anyMatch((term) -> version.token() == term.fencingToken
+					&& version.addresses().equals(List.of(this.addresses.get(term.replica)))));
 		this.terms.assertSafe();
 		this.namespace.assertNothingRefused();
 	}
@@ -409,6 +416,11 @@ class LeaderRoutingTests {
 
 		List<String> addresses() {
 			return LeaderRoutingTests.addresses(this.slice);
+		}
+
+		long token() {
+			Map<String, String> annotations = this.slice.getMetadata().getAnnotations();
+			return Long.parseLong(annotations.get("leaderelection.io/fencing-token"));
 		}
 
 		boolean names(String address) {
