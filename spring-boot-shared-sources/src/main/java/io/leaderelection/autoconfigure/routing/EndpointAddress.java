@@ -58,7 +58,7 @@ final class EndpointAddress {
 					? new Refusal("has an octet with a leading zero, which the API server's strict IP validation "
 							+ "refuses (other software reads such an octet as octal)", canonical)
 					: new Refusal("is not in the canonical form of RFC 5952, the form Kubernetes writes Pod "
-							+ "addresses in (the API server warns about any other)", canonical);
+							+ "addresses in, which the API server's strict IP validation requires", canonical);
 		}
 		return null;
 	}
