@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.leaderelection.autoconfigure.permissions.MissingLeaderElectionPermissionsException;
@@ -56,16 +57,16 @@ class PermissionCheckTests {
 		return Stream.of(
 				Arguments.of("leader election", List.of(DocumentedRoles.LEASES), Map.of(), "leases", "update"),
 				Arguments.of("for-life mode", List.of(DocumentedRoles.FOR_LIFE),
-						Map.of("leader.election.mode", "for-life", "POD_NAME", "replica-pod"), "pods", "get"),
+						// a named election: shedlock-spring is on this class path, and ShedLock's election may not run for life
+						Map.of("leader.election.elections.lock.mode", "for-life", "POD_NAME", "replica-pod"), "pods",
+						"get"),
 				Arguments.of("balanced elections", List.of(DocumentedRoles.LEASES, DocumentedRoles.SHARDS),
 						Map.of("leader.election.elections.orders.shards", "2"), "leases", "list"),
 				Arguments.of("config-map-migration", List.of(DocumentedRoles.LEASES, DocumentedRoles.MIGRATION),
 						Map.of("leader.election.config-map-migration.enabled", "true", "POD_NAME", "replica-pod"),
 						"configmaps", "update"),
 				Arguments.of("leader-only Service", List.of(DocumentedRoles.LEASES, DocumentedRoles.ROUTING),
-						Map.of("leader.election.routing.service", "orders-leader", "leader.election.routing.address",
-								"10.244.0.5", "POD_NAME", "replica-pod"),
-						"endpointslices", "create"));
+						routing(), "endpointslices", "create"));
 	}
 
 	@ParameterizedTest(name = "{0} without {4} on {3}")
@@ -94,9 +95,10 @@ class PermissionCheckTests {
 		TestNamespace.ServiceAccount account = this.namespace.serviceAccount("documented",
 				DocumentedRoles.rules(DocumentedRoles.LEASES, DocumentedRoles.SHARDS, DocumentedRoles.MIGRATION,
 						DocumentedRoles.ROUTING));
-		SpringReplica replica = start(account,
-				Map.of("leader.election.elections.orders.shards", "2", "leader.election.routing.service",
-						"orders-leader", "leader.election.routing.address", "10.244.0.5", "POD_NAME", "replica-pod"));
+		Map<String, Object> everyFeature = new HashMap<>(routing());
+		everyFeature.put("leader.election.elections.orders.shards", "2");
+		everyFeature.put("leader.election.config-map-migration.enabled", "true");
+		SpringReplica replica = start(account, everyFeature);
 		assertThat(health(replica).getStatus()).isEqualTo(Status.UP);
 		this.namespace.assertNothingRefused();
 	}
@@ -119,7 +121,29 @@ class PermissionCheckTests {
 		assertThat(health(replica).getStatus()).isEqualTo(Status.UP);
 	}
 
+	/** The leader-only Service of the default election; no web server runs here to give its port. */
+	private static Map<String, Object> routing() {
+		return Map.of("leader.election.routing.service", "orders-leader", "leader.election.routing.address",
+				"10.244.0.5", "leader.election.routing.ports.http", "8080", "POD_NAME", "replica-pod");
+	}
+
 	private SpringReplica start(TestNamespace.ServiceAccount account, Map<String, Object> properties) {
+		if (properties.containsKey("leader.election.routing.service")) {
+			this.controlPlane.admin()
+				.services()
+				.inNamespace(this.namespace.name())
+				.resource(new ServiceBuilder().withNewMetadata()
+					.withName("orders-leader")
+					.endMetadata()
+					.withNewSpec()
+					.addNewPort()
+					.withName("http")
+					.withPort(80)
+					.endPort()
+					.endSpec()
+					.build())
+				.create();
+		}
 		if (properties.containsKey("POD_NAME")) {
 			new KubeletPods(this.controlPlane.admin(), this.namespace.name(), account.name())
 				.running((String) properties.get("POD_NAME"));
