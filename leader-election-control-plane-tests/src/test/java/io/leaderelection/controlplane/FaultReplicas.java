@@ -308,19 +308,32 @@ final class FaultReplicas implements AutoCloseable {
 	}
 
 	/**
-	 * Writes an object unrelated to the Lease, so that etcd's revision moves past the Lease's
-	 * last version, then compacts etcd at its current revision; returns that revision.
+	 * Writes two objects unrelated to the Lease, so that etcd's revision moves two past anything a
+	 * replica has seen, then compacts etcd at its current revision; returns that revision. A watch
+	 * resumed from a version v is then refused with 410 when v + 1, the first revision it asks
+	 * for, is below it.
 	 */
 	long writeSomethingElseAndCompact() {
-		this.controlPlane.admin()
-			.configMaps()
-			.inNamespace(this.namespace.name())
-			.resource(new ConfigMapBuilder().withNewMetadata()
-				.withGenerateName("written-after-the-lease-")
-				.endMetadata()
-				.build())
-			.create();
+		for (int i = 0; i < 2; i++) {
+			this.controlPlane.admin()
+				.configMaps()
+				.inNamespace(this.namespace.name())
+				.resource(new ConfigMapBuilder().withNewMetadata()
+					.withGenerateName("written-after-the-lease-")
+					.endMetadata()
+					.build())
+				.create();
+		}
 		return this.controlPlane.etcd().compact();
+	}
+
+	/** How many watches of the Lease by the given replica the server has begun and not ended. */
+	int openWatches(ApiServer server, EngineReplica replica, String leaseName) {
+		List<AuditLog.Request> watches = leaseRequests(server, 0, replica, leaseName).stream()
+			.filter((request) -> request.verb().equals("watch"))
+			.toList();
+		long ended = watches.stream().filter(AuditLog.Request::completed).count();
+		return (int) (watches.size() - 2 * ended);
 	}
 
 	/** Whether no gate is open now. */
