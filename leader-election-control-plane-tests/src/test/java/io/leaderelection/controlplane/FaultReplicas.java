@@ -17,9 +17,13 @@ import java.util.stream.Stream;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
 
@@ -96,6 +100,14 @@ final class FaultReplicas implements AutoCloseable {
 	/** Another API server on the control plane's etcd, counted in the checks of what was refused, stopped with the test. */
 	ApiServer startApiServer(String name, String... flags) {
 		ApiServer server = this.controlPlane.startApiServer(name, flags);
+		this.servers.add(server);
+		this.namespace.alsoServedBy(server);
+		return server;
+	}
+
+	/** Another API server that reaches etcd at the given address, otherwise as {@link #startApiServer}. */
+	ApiServer startApiServerOn(String etcdUrl, String name, String... flags) {
+		ApiServer server = this.controlPlane.startApiServerOn(etcdUrl, name, flags);
 		this.servers.add(server);
 		this.namespace.alsoServedBy(server);
 		return server;
@@ -183,9 +195,37 @@ final class FaultReplicas implements AutoCloseable {
 		return link;
 	}
 
-	/** The client configuration of the given replica, as its own ServiceAccount, for the given API server. */
+	/**
+	 * The client configuration of the given replica, as its own ServiceAccount, for the given API
+	 * server, once that server authorizes it: its RBAC rules are created through the first server,
+	 * and another learns of them through its own watch, a moment later (until then it refuses the
+	 * replica's requests with 403).
+	 */
 	Config config(String identity, ApiServer server) {
-		return account(identity).config(server);
+		TestNamespace.ServiceAccount account = account(identity);
+		awaitAuthorized(account, server);
+		return account.config(server);
+	}
+
+	private void awaitAuthorized(TestNamespace.ServiceAccount account, ApiServer server) {
+		try (KubernetesClient admin = new KubernetesClientBuilder().withConfig(this.controlPlane.adminConfig(server))
+			.build()) {
+			SubjectAccessReview review = new SubjectAccessReviewBuilder().withNewSpec()
+				.withUser(account.user())
+				.withGroups("system:serviceaccounts", "system:serviceaccounts:" + this.namespace.name(),
+						"system:authenticated")
+				.withNewResourceAttributes()
+				.withNamespace(this.namespace.name())
+				.withGroup("coordination.k8s.io")
+				.withResource("leases")
+				.withVerb("watch")
+				.endResourceAttributes()
+				.endSpec()
+				.build();
+			await(account.user() + " authorized by " + server).atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> admin.authorization().v1().subjectAccessReview().create(review).getStatus().getAllowed());
+		}
 	}
 
 	/** The same through the given proxy to that server. */

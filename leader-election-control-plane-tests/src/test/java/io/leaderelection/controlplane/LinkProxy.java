@@ -41,8 +41,10 @@ final class LinkProxy implements AutoCloseable {
 			// allocated and zeroed for every connection; each buffer held for a delay is one read
 			.withBufferCount(64)
 			.withBufferSize(16 * 1024)
-			.withIncomingThrottlerFactory((client) -> (buffer) -> this.requestDelayNanos)
-			.withOutgoingThrottlerFactory((client) -> (buffer) -> this.answerDelayNanos)
+			// netcrusher's "incoming" is what the server sends towards the client, "outgoing" what the
+			// client sends towards the server (checked with a socket on each side)
+			.withIncomingThrottlerFactory((client) -> (buffer) -> this.answerDelayNanos)
+			.withOutgoingThrottlerFactory((client) -> (buffer) -> this.requestDelayNanos)
 			.buildAndOpen();
 	}
 
@@ -105,6 +107,11 @@ final class LinkProxy implements AutoCloseable {
 	void removeDelays() {
 		this.requestDelayNanos = Throttler.NO_DELAY_NS;
 		this.answerDelayNanos = Throttler.NO_DELAY_NS;
+	}
+
+	/** How many connections the proxy has accepted so far. */
+	int connectionsAccepted() {
+		return this.proxy.getClientTotalCount();
 	}
 
 	@Override
