@@ -156,7 +156,7 @@ class EtcdCompactionTests {
 					.stream()
 					.anyMatch((watch) -> FaultReplicas.watchedFrom(watch) < 0
 							|| FaultReplicas.watchedFrom(watch) + 1 >= compacted)
-						&& this.replicas.openWatches(this.server, replica, LEASE) >= 1));
+						&& this.replicas.openWatches(this.server, mark, replica, LEASE) >= 1));
 	}
 
 	/**

@@ -1,5 +1,9 @@
 package io.leaderelection.controlplane;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,6 +19,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
@@ -49,6 +54,8 @@ final class FaultReplicas implements AutoCloseable {
 
 	/** How long an election may take when nothing is wrong: a lease duration for a new Lease, and slack. */
 	static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(20);
+
+	private static final ObjectMapper JSON = new ObjectMapper();
 
 	private static final Pattern RESOURCE_VERSION = Pattern.compile("[?&]resourceVersion=(\\d+)");
 
@@ -281,11 +288,6 @@ final class FaultReplicas implements AutoCloseable {
 		return (renewed != null) ? renewed.get() : 0;
 	}
 
-	/** The replica whose gate in the test's election is open now; {@code null} when none. */
-	EngineReplica leader() {
-		return this.replicas.stream().filter((replica) -> replica.isLeader(this.election)).findFirst().orElse(null);
-	}
-
 	EngineReplica awaitLeader() {
 		return awaitLeaderOtherThan(null, ELECTION_TIMEOUT);
 	}
@@ -296,10 +298,19 @@ final class FaultReplicas implements AutoCloseable {
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> this.replicas.stream()
 				.anyMatch((replica) -> replica != other && replica.isLeader(this.election)));
-		return this.replicas.stream()
+		EngineReplica leader = this.replicas.stream()
 			.filter((replica) -> replica != other && replica.isLeader(this.election))
 			.findFirst()
 			.orElseThrow();
+		// the listeners hear of a grant, and of the revocation before it, just after the gates moved
+		await("the terms recorded").atMost(Duration.ofSeconds(5))
+			.until(() -> this.terms.all()
+				.stream()
+				.filter((term) -> term.closedAt == Long.MAX_VALUE)
+				.map((term) -> term.replica)
+				.toList()
+				.equals(List.of(leader.identity())));
+		return leader;
 	}
 
 	/** The other replicas than the given one. */
@@ -367,18 +378,47 @@ final class FaultReplicas implements AutoCloseable {
 		return this.controlPlane.etcd().compact();
 	}
 
-	/** How many watches of the Lease by the given replica the server has begun and not ended. */
-	int openWatches(ApiServer server, EngineReplica replica, String leaseName) {
-		List<AuditLog.Request> watches = leaseRequests(server, 0, replica, leaseName).stream()
-			.filter((request) -> request.verb().equals("watch"))
-			.toList();
-		long ended = watches.stream().filter(AuditLog.Request::completed).count();
-		return (int) (watches.size() - 2 * ended);
-	}
-
-	/** Whether no gate is open now. */
-	boolean leaderless() {
-		return leader() == null;
+	/**
+	 * How many watches of the Lease by the given replica the server has begun since the mark and
+	 * not ended (yet): each watch's beginning and end are told by two lines of the audit log with
+	 * the same audit id. A server that was killed never tells the end of the watches it served.
+	 */
+	int openWatches(ApiServer server, long mark, EngineReplica replica, String leaseName) {
+		String user = user(replica.identity());
+		Map<String, Boolean> ended = new LinkedHashMap<>();
+		byte[] all;
+		try {
+			all = Files.readAllBytes(server.auditLog().file());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		String text = new String(all, (int) Math.min(mark, all.length), (int) Math.max(0, all.length - mark),
+				StandardCharsets.UTF_8);
+		for (String line : text.split("\n")) {
+			if (!line.endsWith("}")) {
+				continue;
+			}
+			AuditLog.Request request = AuditLog.Request.of(line);
+			if (request == null || !request.user().equals(user) || !request.verb().equals("watch")
+					|| !isLease(request, leaseName)) {
+				continue;
+			}
+			String id;
+			try {
+				id = JSON.readTree(line).path("auditID").asText();
+			}
+			catch (IOException ex) {
+				continue;
+			}
+			if (request.completed()) {
+				ended.computeIfPresent(id, (key, before) -> true);
+			}
+			else {
+				ended.putIfAbsent(id, false);
+			}
+		}
+		return (int) ended.values().stream().filter((done) -> !done).count();
 	}
 
 	/**

@@ -109,11 +109,6 @@ final class LinkProxy implements AutoCloseable {
 		this.answerDelayNanos = Throttler.NO_DELAY_NS;
 	}
 
-	/** How many connections the proxy has accepted so far. */
-	int connectionsAccepted() {
-		return this.proxy.getClientTotalCount();
-	}
-
 	@Override
 	public void close() {
 		this.proxy.close();

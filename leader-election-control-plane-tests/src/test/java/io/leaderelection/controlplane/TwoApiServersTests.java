@@ -260,7 +260,7 @@ class TwoApiServersTests {
 		await("the followers watching").atMost(FaultReplicas.ELECTION_TIMEOUT)
 			.until(() -> this.replicas.others(leader)
 				.stream()
-				.allMatch((follower) -> this.replicas.openWatches(this.servers.get(follower), follower, LEASE) >= 1));
+				.allMatch((follower) -> this.replicas.openWatches(this.servers.get(follower), 0, follower, LEASE) >= 1));
 	}
 
 	/**
@@ -271,7 +271,7 @@ class TwoApiServersTests {
 		ApiServer server = this.servers.get(follower);
 		await(follower + " seeing " + leader).atMost(FaultReplicas.ELECTION_TIMEOUT)
 			.until(() -> leader.identity().equals(follower.status("default").holderIdentity())
-					&& this.replicas.openWatches(server, follower, LEASE) >= 1);
+					&& this.replicas.openWatches(server, 0, follower, LEASE) >= 1);
 		long mark = server.auditLog().mark();
 		Set<Instant> seen = new HashSet<>();
 		await(follower + " following " + leader + "'s renewals").during(RETRY_PERIOD.multipliedBy(4))
