@@ -42,12 +42,17 @@ final class ApiServer {
 	private final String adminToken;
 
 	ApiServer(String name, KubeBinaries binaries, Etcd etcd, ControlPlaneFiles files, List<String> extraFlags) {
+		this(name, binaries, etcd.url(), files, extraFlags);
+	}
+
+	/** An API server that reaches etcd at the given address (a proxy in front of it, say). */
+	ApiServer(String name, KubeBinaries binaries, String etcdUrl, ControlPlaneFiles files, List<String> extraFlags) {
 		this.name = name;
 		this.adminToken = files.adminToken();
 		Path directory = files.directory().resolve(name);
 		this.auditLog = new AuditLog(directory.resolve("audit.log"));
 		List<String> command = new ArrayList<>(List.of(binaries.kubeApiServer().toString(),
-				"--etcd-servers=" + etcd.url(), "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+				"--etcd-servers=" + etcdUrl, "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 				"--secure-port=" + this.port, "--cert-dir=" + directory.resolve("certificates"),
 				"--token-auth-file=" + files.tokens(), "--authorization-mode=RBAC",
 				"--service-account-issuer=https://kubernetes.default.svc.cluster.local",

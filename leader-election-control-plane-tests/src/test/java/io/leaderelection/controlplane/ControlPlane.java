@@ -110,6 +110,17 @@ final class ControlPlane {
 		return server;
 	}
 
+	/**
+	 * Starts another API server as {@link #startApiServer} does, reaching the control plane's etcd
+	 * at the given address instead of etcd's own: a proxy in front of it, whose delays make this
+	 * server's reads and watch cache lag behind etcd.
+	 */
+	ApiServer startApiServerOn(String etcdUrl, String name, String... flags) {
+		ApiServer server = new ApiServer(name, this.binaries, etcdUrl, this.files, List.of(flags)).start();
+		this.extraServers.add(server);
+		return server;
+	}
+
 	/** Kills an API server that {@link #startApiServer} started. */
 	void stopApiServer(ApiServer server) {
 		server.kill();

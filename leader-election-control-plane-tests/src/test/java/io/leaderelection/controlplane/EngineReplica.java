@@ -48,6 +48,17 @@ final class EngineReplica implements AutoCloseable {
 		return replica;
 	}
 
+	/**
+	 * A replica that only follows the given elections (reads and watches their Leases, creates a
+	 * missing one without holder) and claims nothing until {@code engine().start()}.
+	 */
+	static EngineReplica follow(String identity, Config config, List<ElectionSettings> elections,
+			ElectionListener... listeners) {
+		EngineReplica replica = new EngineReplica(identity, config, elections, List.of(listeners));
+		replica.engine.follow();
+		return replica;
+	}
+
 	String identity() {
 		return this.identity;
 	}
