@@ -117,7 +117,7 @@ final class Fabric8Elector implements Elector {
 			this.threads = Executors.newCachedThreadPool(DaemonThreads.named(process + "-"));
 			this.executor = slot.pause().pausing(this.threads);
 			this.client = Fabric8Elector.this.fabric8.client("http://127.0.0.1:" + slot.link().port(),
-					ChaosSettings.NAMESPACE, Map.of(ChaosApiServer.CLIENT_HEADER, slot.name()),
+					ChaosSettings.NAMESPACE, Map.of(ChaosApiServer.CLIENT_HEADER, slot.name()), null,
 					ChaosSettings.scaled(Duration.ofSeconds(10)), ChaosSettings.scaled(Duration.ofSeconds(10)),
 					ChaosSettings.scaled(Duration.ofMillis(100)), 10);
 			synchronized (this) {
