@@ -11,10 +11,10 @@ import java.util.Map;
 import java.util.Set;
 
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.leaderelection.controlplane.AuditLog;
 import io.leaderelection.controlplane.ControlPlane;
 import io.leaderelection.controlplane.DocumentedRoles;
+import io.leaderelection.controlplane.Fabric8ElectorRole;
 import org.netcrusher.core.reactor.NioReactor;
 
 /**
@@ -131,20 +131,10 @@ public final class ControlPlaneBenchmarks {
 		System.exit(0);
 	}
 
-	/**
-	 * What the implementation's replicas are granted: the Role of docs/operations.md; for
-	 * fabric8's, {@code patch} on Leases too, with which its {@code LeaseLock} writes every renewal
-	 * and takeover (without it the API server refuses each of them).
-	 */
+	/** What the implementation's replicas are granted: the Role of docs/operations.md, or fabric8's. */
 	private static List<PolicyRule> rules(Implementation implementation) {
-		List<PolicyRule> rules = new ArrayList<>(DocumentedRoles.LEASES.rules());
-		if (implementation instanceof Fabric8Implementation) {
-			rules.add(new PolicyRuleBuilder().withApiGroups("coordination.k8s.io")
-				.withResources("leases")
-				.withVerbs("patch")
-				.build());
-		}
-		return rules;
+		return (implementation instanceof Fabric8Implementation) ? Fabric8ElectorRole.rules()
+				: DocumentedRoles.LEASES.rules();
 	}
 
 	private static String section(Report report, Map<Implementation, ControlPlaneServer> servers, String arguments, boolean quick, Instant started, Instant finished, String loadBefore,

@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -107,9 +109,11 @@ public final class AuditLog {
 	 * @param code the answer's HTTP status
 	 * @param stage ResponseStarted (a watch began) or ResponseComplete
 	 * @param uri the request's path and query
+	 * @param at when the server logged the stage, on its wall clock, which is this machine's;
+	 * {@code null} when the line does not tell
 	 */
 	public record Request(String user, String verb, String resource, String subresource, String namespace, String name,
-			int code, String stage, String uri) {
+			int code, String stage, String uri, Instant at) {
 
 		static Request of(String line) {
 			JsonNode event;
@@ -126,7 +130,16 @@ public final class AuditLog {
 					group.isEmpty() ? resource : resource + "." + group, object.path("subresource").asText(""),
 					object.path("namespace").asText(""), object.path("name").asText(""),
 					event.path("responseStatus").path("code").asInt(0), event.path("stage").asText(""),
-					event.path("requestURI").asText(""));
+					event.path("requestURI").asText(""), instant(event.path("stageTimestamp").asText("")));
+		}
+
+		private static Instant instant(String timestamp) {
+			try {
+				return Instant.parse(timestamp);
+			}
+			catch (DateTimeParseException ex) {
+				return null;
+			}
 		}
 
 		/** Whether this tells the answer's end: every request but a watch that only began. */
