@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * The API server a benchmark's electors talk to, counting every request by the client that sent
  * it: fabric8's CRUD mock server ({@link ApiServer}) or the real control plane
- * ({@link ControlPlaneServer}).
+ * ({@code ControlPlaneServer}, on the test class path beside the control plane's harness).
  */
 interface BenchmarkServer {
 

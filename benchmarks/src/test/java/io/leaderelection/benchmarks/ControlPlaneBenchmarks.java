@@ -146,7 +146,8 @@ public final class ControlPlaneBenchmarks {
 			.append("(control-plane-tests.md)). Each elector in a namespace of its own, every replica a ServiceAccount ")
 			.append("bound to its elector's Role over HTTPS: this project's the Role of [operations.md](operations.md#rbac), ")
 			.append("fabric8's the same with `patch` on Leases, as its `LeaseLock` writes each renewal and takeover ")
-			.append("as a JSON merge patch (with the Role of the docs alone the server refuses every one of them). ")
+			.append("as a JSON merge patch (with the Role of the docs alone the server refuses every one of them, ")
+			.append("and none leads again once the first leader's renew deadline has passed). ")
 			.append("Requests are counted from the API server's audit log by ServiceAccount. A crash is the leader's ")
 			.append("TCP proxy black-holing its link, as on the mock; a graceful handover, the leader stopped with ")
 			.append("a release. The three electors run at the same time.\n\n");

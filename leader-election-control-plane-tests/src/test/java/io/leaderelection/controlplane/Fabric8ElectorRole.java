@@ -11,7 +11,8 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
  * beside this project's elector (the benchmarks, the chaos run): the Role of docs/operations.md,
  * whose {@code get} and {@code create} it uses, and {@code patch} on Leases, as its
  * {@code LeaseLock} writes every takeover, renewal and release as a JSON merge patch. With the
- * Role of the docs alone the server refuses each of those writes (403), and it never leads.
+ * Role of the docs alone the server refuses each of those writes (403): the first replica leads
+ * by creating the Lease, loses it at its renew deadline, and none leads again.
  */
 public final class Fabric8ElectorRole {
 

@@ -37,9 +37,9 @@ import org.slf4j.LoggerFactory;
 import static org.awaitility.Awaitility.await;
 
 /**
- * One chaos run of one elector: replicas campaign on a CRUD API server, each through its own
- * link, and run leader-only jobs, while faults are injected, each chosen, aimed and sized by the
- * seeded random generator. Every kind of fault comes once in each round (the gaps across an
+ * One chaos run of one elector: replicas campaign on an API server ({@link ChaosServer}: fabric8's
+ * CRUD mock unless the run is given another), each through its own link, and run leader-only
+ * jobs, while faults are injected, each chosen, aimed and sized by the seeded random generator. Every kind of fault comes once in each round (the gaps across an
  * absence twice but for balanced shards, {@link FaultMix#round()}), in a seeded order. Now and then a fault is held
  * together with one or two more, injected while it is held and aimed at replicas it leaves alone,
  * such as the successor of a leader it cut off. Once every fault is healed the run waits, up to
