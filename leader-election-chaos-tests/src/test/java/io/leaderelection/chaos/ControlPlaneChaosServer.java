@@ -68,6 +68,9 @@ final class ControlPlaneChaosServer implements ChaosServer {
 	/** Begins the names of this run's ServiceAccounts, e.g. {@code run1-}. */
 	private final String accounts;
 
+	/** Begins the user names of this run's replicas, as the audit log has them. */
+	private final String replicaUsers;
+
 	private final ApiServer replicasServer;
 
 	/** The tokens of the replicas' ServiceAccounts, by client name. */
@@ -102,6 +105,7 @@ final class ControlPlaneChaosServer implements ChaosServer {
 		this.rules = rules;
 		int run = RUNS.incrementAndGet();
 		this.accounts = "run" + run + "-";
+		this.replicaUsers = "system:serviceaccount:" + ChaosSettings.NAMESPACE + ":" + this.accounts;
 		// what an earlier run left; none of its replicas runs any more
 		leases().delete();
 		this.replicasServer = this.controlPlane.startApiServer("chaos-run" + run);
@@ -139,7 +143,10 @@ final class ControlPlaneChaosServer implements ChaosServer {
 			.build();
 	}
 
-	/** The connection timeout of the mock's clients: the run's timings are client-go's divided by 15. */
+	/**
+	 * HTTPS to a loopback port with a bearer token, the server's own certificate trusted, and the
+	 * connection timeout the mock's clients have ({@link ChaosApiServer#clientConfig}).
+	 */
 	private static ConfigBuilder https(int port, String token) {
 		return new ConfigBuilder().withMasterUrl("https://127.0.0.1:" + port)
 			.withOauthToken(token)
@@ -262,8 +269,7 @@ final class ControlPlaneChaosServer implements ChaosServer {
 	 * Lease, a watch as it began.
 	 */
 	private void answered(AuditLog.Request request) {
-		String replicas = "system:serviceaccount:" + ChaosSettings.NAMESPACE + ":" + this.accounts;
-		if (!request.user().startsWith(replicas)) {
+		if (!request.user().startsWith(this.replicaUsers)) {
 			return;
 		}
 		if (request.completed() && request.refused()) {
@@ -273,8 +279,8 @@ final class ControlPlaneChaosServer implements ChaosServer {
 		LeaseRequestListener listener = this.requestListener;
 		if (listener != null && "leases.coordination.k8s.io".equals(request.resource()) && !request.name().isEmpty()
 				&& (watch ? !request.completed() : request.completed())) {
-			listener.requested(request.name(), request.user().substring(replicas.length()), asked(request.verb()),
-					request.code());
+			listener.requested(request.name(), request.user().substring(this.replicaUsers.length()),
+					asked(request.verb()), request.code());
 		}
 	}
 
