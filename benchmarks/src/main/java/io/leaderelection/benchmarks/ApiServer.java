@@ -1,7 +1,6 @@
 package io.leaderelection.benchmarks;
 
 import java.net.InetAddress;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,7 +29,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
  * the API server does and fabric8's CRUD dispatcher does not: what leader-for-life's lock
  * deletions rely on.
  */
-final class ApiServer implements AutoCloseable {
+final class ApiServer implements BenchmarkServer, AutoCloseable {
 
 	static final String CLIENT_HEADER = "X-Benchmark-Client";
 
@@ -91,29 +90,24 @@ final class ApiServer implements AutoCloseable {
 		return new ApiServer(new DeletionCheckingDispatcher());
 	}
 
-	int port() {
+	@Override
+	public int port() {
 		return this.server.getPort();
 	}
 
-	/** The requests counted for a client so far. */
-	Counts counts(String client) {
-		return this.counts.computeIfAbsent(client, (name) -> new Counts());
+	@Override
+	public ClientAccess access(String client, int port) {
+		return accessAt(port, client);
 	}
 
-	/**
-	 * Waits until the server has served at least one request of the given kind from the client.
-	 * @return whether it did within the timeout
-	 */
-	boolean awaitRequest(String client, Kind kind, Duration timeout) throws InterruptedException {
-		Counts counts = counts(client);
-		long deadline = System.nanoTime() + timeout.toNanos();
-		while (counts.get(kind) == 0) {
-			if (System.nanoTime() - deadline > 0) {
-				return false;
-			}
-			Thread.sleep(2);
-		}
-		return true;
+	/** Plain HTTP to a loopback port, every request naming the client in {@value #CLIENT_HEADER}. */
+	static ClientAccess accessAt(int port, String client) {
+		return new ClientAccess("http://127.0.0.1:" + port, NAMESPACE, Map.of(CLIENT_HEADER, client), null);
+	}
+
+	@Override
+	public Counts counts(String client) {
+		return this.counts.computeIfAbsent(client, (name) -> new Counts());
 	}
 
 	/**

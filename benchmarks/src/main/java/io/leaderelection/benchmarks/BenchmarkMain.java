@@ -23,9 +23,15 @@ import org.netcrusher.core.reactor.NioReactor;
  */
 public final class BenchmarkMain {
 
+	/**
+	 * The section ControlPlaneBenchmarks records, the benchmarks on the real control plane: on the
+	 * test class path, beside the control plane's harness, which is test code of its module.
+	 */
+	static final MarkdownSection CONTROL_PLANE_SECTION = new MarkdownSection("## On the real control plane");
+
 	/** The sections of the benchmarks file that harnesses run apart record, in the file's order. */
-	static final List<MarkdownSection> SEPARATE_SECTIONS = List.of(PodDeletionTakeovers.SECTION, ShardSpread.SECTION,
-			RenewCadence.SECTION, LeaderOnlyRouting.SECTION);
+	static final List<MarkdownSection> SEPARATE_SECTIONS = List.of(CONTROL_PLANE_SECTION,
+			PodDeletionTakeovers.SECTION, ShardSpread.SECTION, RenewCadence.SECTION, LeaderOnlyRouting.SECTION);
 
 	private BenchmarkMain() {
 	}

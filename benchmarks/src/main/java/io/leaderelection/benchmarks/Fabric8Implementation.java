@@ -81,8 +81,12 @@ final class Fabric8Implementation implements Implementation {
 
 	/** A fabric8 client of its own (default settings) that the caller starts campaigns on. */
 	Fabric8Baseline.Client client(int port, String clientName) {
-		return this.fabric8.client("http://127.0.0.1:" + port, ApiServer.NAMESPACE,
-				Map.of(ApiServer.CLIENT_HEADER, clientName));
+		return client(ApiServer.accessAt(port, clientName));
+	}
+
+	/** A fabric8 client of its own (default settings), reaching its server as given. */
+	Fabric8Baseline.Client client(ClientAccess access) {
+		return this.fabric8.client(access.masterUrl(), access.namespace(), access.headers(), access.bearerToken());
 	}
 
 	/** Starts one fabric8 LeaderElector that campaigns once, as fabric8's does; returns what cancels it. */
@@ -137,9 +141,9 @@ final class Fabric8Implementation implements Implementation {
 	}
 
 	@Override
-	public Candidate candidate(String identity, int port, String leaseName, Timings timings, boolean releaseOnStop,
-			Candidate.Gates gates) {
-		Fabric8Baseline.Client client = client(port, identity);
+	public Candidate candidate(String identity, ClientAccess access, String leaseName, Timings timings,
+			boolean releaseOnStop, Candidate.Gates gates) {
+		Fabric8Baseline.Client client = client(access);
 		return new Candidate() {
 
 			private Runnable cancel;
@@ -151,7 +155,7 @@ final class Fabric8Implementation implements Implementation {
 
 			@Override
 			public synchronized void start() {
-				this.cancel = campaign(client, ApiServer.NAMESPACE, leaseName, identity, timings, releaseOnStop,
+				this.cancel = campaign(client, access.namespace(), leaseName, identity, timings, releaseOnStop,
 						() -> gates.opened(System.nanoTime()), () -> gates.closed(System.nanoTime()));
 			}
 

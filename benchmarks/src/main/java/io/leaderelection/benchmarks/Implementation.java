@@ -20,11 +20,11 @@ interface Implementation {
 	}
 
 	/**
-	 * A candidate with its own client, talking to the API server (or a proxy) on the given
-	 * loopback port, every request carrying its identity in {@link ApiServer#CLIENT_HEADER}.
+	 * A candidate with its own client, reaching the API server (or a proxy in front of it) as
+	 * given, its Lease in the namespace given there.
 	 * @param releaseOnStop whether {@link Candidate#stop()} releases a held Lease
 	 */
-	Candidate candidate(String identity, int port, String leaseName, Timings timings, boolean releaseOnStop,
+	Candidate candidate(String identity, ClientAccess access, String leaseName, Timings timings, boolean releaseOnStop,
 			Candidate.Gates gates);
 
 	/**

@@ -394,7 +394,8 @@ public final class OncePerWindow {
 					OncePerWindow.this.log.gateClosed(identity, gateClosedAt, cause.toString());
 				}
 			};
-			this.candidate = new OurCandidate(identity, this.proxy.getBindAddress().getPort(),
+			this.candidate = new OurCandidate(identity,
+					OncePerWindow.this.server.access(identity, this.proxy.getBindAddress().getPort()),
 					OurImplementation.settings("default", ApiServer.NAMESPACE, "once-per-window",
 							OncePerWindow.this.timings),
 					true, gates, this.registry);

@@ -3,12 +3,10 @@ package io.leaderelection.benchmarks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.leaderelection.engine.ElectionEngine;
@@ -74,10 +72,12 @@ final class OurImplementation implements Implementation {
 
 	/** A fabric8 client with fabric8's defaults, on a loopback port, naming itself in a header. */
 	static KubernetesClient client(int port, String clientName) {
-		return new KubernetesClientBuilder().withConfig(new ConfigBuilder().withMasterUrl("http://127.0.0.1:" + port)
-			.withNamespace(ApiServer.NAMESPACE)
-			.withCustomHeaders(Map.of(ApiServer.CLIENT_HEADER, clientName))
-			.build()).build();
+		return client(ApiServer.accessAt(port, clientName));
+	}
+
+	/** A fabric8 client with fabric8's defaults, reaching its server as given. */
+	static KubernetesClient client(ClientAccess access) {
+		return new KubernetesClientBuilder().withConfig(access.config()).build();
 	}
 
 	/** An election on a renewed Lease, its leader renewing every retry period. */
@@ -92,9 +92,9 @@ final class OurImplementation implements Implementation {
 	}
 
 	@Override
-	public Candidate candidate(String identity, int port, String leaseName, Timings timings, boolean releaseOnStop,
-			Candidate.Gates gates) {
-		return new OurCandidate(identity, port, election("default", ApiServer.NAMESPACE, leaseName, timings),
+	public Candidate candidate(String identity, ClientAccess access, String leaseName, Timings timings,
+			boolean releaseOnStop, Candidate.Gates gates) {
+		return new OurCandidate(identity, access, election("default", access.namespace(), leaseName, timings),
 				releaseOnStop, gates);
 	}
 
@@ -172,9 +172,9 @@ final class OurImplementation implements Implementation {
 
 		private boolean running;
 
-		OurCandidate(String identity, int port, ElectionSettings settings, boolean releaseOnStop,
+		OurCandidate(String identity, ClientAccess access, ElectionSettings settings, boolean releaseOnStop,
 				Candidate.Gates gates) {
-			this(identity, port, settings, releaseOnStop, new ElectionListener() {
+			this(identity, access, settings, releaseOnStop, new ElectionListener() {
 				@Override
 				public void granted(String election, long fencingToken, long gateOpenedAt) {
 					gates.opened(gateOpenedAt);
@@ -191,11 +191,11 @@ final class OurImplementation implements Implementation {
 		 * @param work the leader work the engine drains before a release of its own accord, as
 		 * the auto-configuration's {@code LeaderCalls}
 		 */
-		OurCandidate(String identity, int port, ElectionSettings settings, boolean releaseOnStop,
+		OurCandidate(String identity, ClientAccess access, ElectionSettings settings, boolean releaseOnStop,
 				ElectionListener listener, LeaderWork work) {
 			this.identity = identity;
 			this.releaseOnStop = releaseOnStop;
-			this.client = client(port, identity);
+			this.client = client(access);
 			this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls(), this.threads.requests());
 			this.engine = new ElectionEngine(identity, List.of(settings), this.stores, this.threads.runtime(),
 					List.of(listener), work, ElectionEngine.DEFAULT_DRAIN_TIMEOUT);

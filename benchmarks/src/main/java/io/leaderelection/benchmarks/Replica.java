@@ -25,27 +25,27 @@ final class Replica implements AutoCloseable {
 	}
 
 	/** A replica talking to the server directly. */
-	static Replica direct(Implementation implementation, String identity, ApiServer server, String leaseName,
+	static Replica direct(Implementation implementation, String identity, BenchmarkServer server, String leaseName,
 			Timings timings, boolean releaseOnStop) {
 		GateLog gates = new GateLog();
-		return new Replica(implementation.candidate(identity, server.port(), leaseName, timings, releaseOnStop, gates),
-				gates, null);
+		return new Replica(implementation.candidate(identity, server.access(identity), leaseName, timings,
+				releaseOnStop, gates), gates, null);
 	}
 
 	/** A replica talking to the server through a proxy of its own, which can black-hole it. */
-	static Replica proxied(Implementation implementation, String identity, ApiServer server, NioReactor reactor,
-			String leaseName, Timings timings, boolean releaseOnStop) {
+	static Replica proxied(Implementation implementation, String identity, BenchmarkServer server,
+			NioReactor reactor, String leaseName, Timings timings, boolean releaseOnStop) {
 		TcpCrusher proxy = proxy(reactor, server);
 		GateLog gates = new GateLog();
-		return new Replica(implementation.candidate(identity, proxy.getBindAddress().getPort(), leaseName, timings,
-				releaseOnStop, gates), gates, proxy);
+		return new Replica(implementation.candidate(identity, server.access(identity, proxy.getBindAddress().getPort()),
+				leaseName, timings, releaseOnStop, gates), gates, proxy);
 	}
 
 	/**
 	 * A TCP proxy on a free loopback port to the server, open: frozen by
 	 * {@link TcpCrusher#freeze()}, its connections stay open and pass no byte until unfrozen.
 	 */
-	static TcpCrusher proxy(NioReactor reactor, ApiServer server) {
+	static TcpCrusher proxy(NioReactor reactor, BenchmarkServer server) {
 		return TcpCrusherBuilder.builder()
 			.withReactor(reactor)
 			.withBindAddress("127.0.0.1", freePort())

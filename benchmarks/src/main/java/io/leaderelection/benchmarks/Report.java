@@ -48,6 +48,11 @@ final class Report {
 		this.arguments = arguments;
 	}
 
+	/** A report of takeovers and requests only, rendered by {@link #tables}, not as a whole file. */
+	Report() {
+		this(null, "");
+	}
+
 	void machineBefore() {
 		this.started = Instant.now();
 		this.loadBefore = loadAverage();
@@ -95,8 +100,8 @@ final class Report {
 			.append("requests counted at the server, by a header each client sends.\n");
 		out.append("- Ratios are this project ÷ the baseline: below 1 means this project's figure is lower.\n\n");
 		targets(out);
-		takeoverTables(out);
-		requestTable(out);
+		takeoverTables(out, "##");
+		requestTable(out, "##", 1);
 		scaleTable(out);
 		jmhTable(out);
 		method(out);
@@ -186,11 +191,22 @@ final class Report {
 
 	// ---- takeovers
 
-	private void takeoverTables(StringBuilder out) {
+	/**
+	 * The handover, failover and request tables, headed at the given level (e.g. {@code ###}),
+	 * requests counted per the given number of seconds: for a section of a file of its own.
+	 */
+	String tables(String level, int requestSeconds) {
+		StringBuilder out = new StringBuilder();
+		takeoverTables(out, level);
+		requestTable(out, level, requestSeconds);
+		return out.toString();
+	}
+
+	private void takeoverTables(StringBuilder out, String level) {
 		if (this.takeovers.isEmpty()) {
 			return;
 		}
-		out.append("## Handover and failover\n\n");
+		out.append(level).append(" Handover and failover\n\n");
 		out.append("Time from the leader being stopped with a release (graceful) or black-holed by its TCP proxy (crash) ")
 			.append("to the successor's gate opening (this project: the engine's grant; fabric8: `onStartLeading`), ")
 			.append("and from the old gate closing (this project: the revocation's gate-close time; fabric8: ")
@@ -209,7 +225,7 @@ final class Report {
 				.toList();
 			Takeovers.Result first = results.get(0);
 			String title = (first.mode() == Takeovers.Mode.GRACEFUL) ? "Graceful handover" : "Crash failover";
-			out.append("### ").append(title).append(", timings ").append(first.timings()).append(", ")
+			out.append(level).append("# ").append(title).append(", timings ").append(first.timings()).append(", ")
 				.append(results.stream().map((result) -> result.implementation().label() + " n=" + result.takeovers().size())
 					.reduce((a, b) -> a + ", " + b).orElse(""))
 				.append("\n\n");
@@ -266,16 +282,19 @@ final class Report {
 
 	// ---- requests
 
-	private void requestTable(StringBuilder out) {
+	/** @param seconds requests are counted per this many seconds (1: per second) */
+	private void requestTable(StringBuilder out, String level, int seconds) {
 		if (this.requests.isEmpty()) {
 			return;
 		}
 		RequestRates.Result any = this.requests.get(0);
-		out.append("## API requests per election\n\n");
+		String per = (seconds == 1) ? "per second" : "per " + seconds + " s";
+		out.append(level).append(" API requests per election\n\n");
 		out.append("One leader and two followers on one Lease, timings ").append(any.timings()).append(", counted at the ")
 			.append("server over ").append(any.window().toSeconds()).append(" s once every follower was ready. ")
-			.append("A watch counts once, when it is opened; requests per second by kind in brackets (WATCH: watches opened).\n\n");
-		header(out, "requests per second");
+			.append("A watch counts once, when it is opened; requests ").append(per)
+			.append(" by kind in brackets (WATCH: watches opened).\n\n");
+		header(out, "requests " + per);
 		for (String role : List.of("leader", "follower")) {
 			List<String> cells = new ArrayList<>();
 			List<Double> values = new ArrayList<>();
@@ -287,11 +306,11 @@ final class Report {
 					continue;
 				}
 				double[] rates = role.equals("leader") ? result.leader() : result.follower();
-				double total = RequestRates.Result.total(rates);
+				double total = RequestRates.Result.total(rates) * seconds;
 				List<String> kinds = new ArrayList<>();
 				for (ApiServer.Kind kind : ApiServer.Kind.values()) {
 					if (rates[kind.ordinal()] > 0) {
-						kinds.add(kind + " " + rate(rates[kind.ordinal()]));
+						kinds.add(kind + " " + rate(rates[kind.ordinal()] * seconds));
 					}
 				}
 				cells.add(rate(total) + (kinds.isEmpty() ? "" : " (" + String.join(", ", kinds) + ")")

@@ -32,9 +32,9 @@ final class RequestRates {
 
 	}
 
-	private final ApiServer server;
+	private final BenchmarkServer server;
 
-	RequestRates(ApiServer server) {
+	RequestRates(BenchmarkServer server) {
 		this.server = server;
 	}
 

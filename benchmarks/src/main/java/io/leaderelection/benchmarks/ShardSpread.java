@@ -656,7 +656,7 @@ public final class ShardSpread {
 				String identity = namespace + "-r" + r;
 				identities.add(identity);
 				clients.add(fabric8.client("http://127.0.0.1:" + this.server.port(), namespace,
-						Map.of(ApiServer.CLIENT_HEADER, identity)));
+						Map.of(ApiServer.CLIENT_HEADER, identity), null));
 				leading.add(new AtomicIntegerArray(layout.shards()));
 			}
 			long t0 = System.nanoTime();

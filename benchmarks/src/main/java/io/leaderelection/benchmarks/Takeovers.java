@@ -47,11 +47,11 @@ final class Takeovers {
 	/** How long after a black-hole the old leader's gate closing is waited for. */
 	static final Duration CLOSE_WAIT = Duration.ofSeconds(90);
 
-	private final ApiServer server;
+	private final BenchmarkServer server;
 
 	private final NioReactor reactor;
 
-	Takeovers(ApiServer server, NioReactor reactor) {
+	Takeovers(BenchmarkServer server, NioReactor reactor) {
 		this.server = server;
 		this.reactor = reactor;
 	}

@@ -219,11 +219,16 @@ class LeaderElectionChaosTest {
 	}
 
 	private static List<Supplier<Elector>> electors() {
+		return electors("ours,fabric8-7.3.1,fabric8-7.8.0");
+	}
+
+	/** The electors {@code -Dchaos.electors} names, else those given: of {@code ours,fabric8-7.3.1,fabric8-7.8.0}. */
+	static List<Supplier<Elector>> electors(String otherwise) {
 		Map<String, Supplier<Elector>> all = new LinkedHashMap<>();
 		all.put("ours", EngineElector::new);
 		all.put("fabric8-7.3.1", () -> fabric8("7.3.1", Fabric8Elector.onTestClassPath()));
 		all.put("fabric8-7.8.0", () -> fabric8("7.8.0", Fabric8Elector.isolated(fabric8ClassPath())));
-		String chosen = System.getProperty("chaos.electors", String.join(",", all.keySet()));
+		String chosen = System.getProperty("chaos.electors", otherwise);
 		return Arrays.stream(chosen.split(",")).map(String::trim).map((name) -> {
 			assertThat(all).as("electors").containsKey(name);
 			return all.get(name);

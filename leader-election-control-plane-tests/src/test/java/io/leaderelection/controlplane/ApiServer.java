@@ -24,7 +24,7 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * plane; each can be killed and started again, which ends every watch it served and empties its
  * watch cache.
  */
-final class ApiServer {
+public final class ApiServer {
 
 	private final String name;
 
@@ -66,13 +66,13 @@ final class ApiServer {
 		this.process = new ServerProcess(name, command, directory.resolve(name + ".log"), this::ready);
 	}
 
-	ApiServer start() {
+	public ApiServer start() {
 		this.process.start();
 		return this;
 	}
 
 	/** Kills the server, as a crash would; every watch it served ends, its connections reset. */
-	void kill() {
+	public void kill() {
 		this.process.kill();
 	}
 
@@ -86,7 +86,7 @@ final class ApiServer {
 		return this.name;
 	}
 
-	int port() {
+	public int port() {
 		return this.port;
 	}
 
@@ -94,7 +94,7 @@ final class ApiServer {
 		return "https://127.0.0.1:" + this.port;
 	}
 
-	AuditLog auditLog() {
+	public AuditLog auditLog() {
 		return this.auditLog;
 	}
 

@@ -27,7 +27,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
  * Started by the first test that asks for it and stopped when the JVM exits. Its files and logs
  * are in the module's {@code target/control-plane}.
  */
-final class ControlPlane {
+public final class ControlPlane {
 
 	private static ControlPlane shared;
 
@@ -61,7 +61,7 @@ final class ControlPlane {
 	}
 
 	/** The control plane of this JVM, started on first use. */
-	static synchronized ControlPlane shared() {
+	public static synchronized ControlPlane shared() {
 		if (shared == null) {
 			long started = System.nanoTime();
 			Path directory = ModuleFiles.of("target/control-plane");
@@ -77,7 +77,7 @@ final class ControlPlane {
 	}
 
 	/** The first API server, which the harness and kube-controller-manager use. */
-	ApiServer apiServer() {
+	public ApiServer apiServer() {
 		return this.primary;
 	}
 
@@ -86,7 +86,7 @@ final class ControlPlane {
 	}
 
 	/** A client of the first API server as the administrator; for the harness, never for a replica. */
-	KubernetesClient admin() {
+	public KubernetesClient admin() {
 		return this.admin;
 	}
 
@@ -104,7 +104,7 @@ final class ControlPlane {
 	 * Starts another API server on the same etcd, as in a highly available control plane; it is
 	 * killed with the control plane, or by the test that no longer needs it.
 	 */
-	ApiServer startApiServer(String name, String... flags) {
+	public ApiServer startApiServer(String name, String... flags) {
 		ApiServer server = new ApiServer(name, this.binaries, this.etcd, this.files, List.of(flags)).start();
 		this.extraServers.add(server);
 		return server;
@@ -122,13 +122,13 @@ final class ControlPlane {
 	}
 
 	/** Kills an API server that {@link #startApiServer} started. */
-	void stopApiServer(ApiServer server) {
+	public void stopApiServer(ApiServer server) {
 		server.kill();
 		this.extraServers.remove(server);
 	}
 
 	/** A namespace of its own for a test, with the harness's label; deleted by {@link TestNamespace#close()}. */
-	TestNamespace namespace(String prefix) {
+	public TestNamespace namespace(String prefix) {
 		return TestNamespace.create(this, prefix);
 	}
 

@@ -20,7 +20,7 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
  * control-plane tests run every replica under exactly what a user would grant after reading them.
  * A rule missing there shows as a request the API server refuses.
  */
-enum DocumentedRoles {
+public enum DocumentedRoles {
 
 	/** The Role every election on a renewed Lease needs: operations.md, RBAC. */
 	LEASES("operations.md", "## RBAC", true),
@@ -53,14 +53,14 @@ enum DocumentedRoles {
 	}
 
 	/** The rules of the given features together, as one Role binds them. */
-	static List<PolicyRule> rules(DocumentedRoles... features) {
+	public static List<PolicyRule> rules(DocumentedRoles... features) {
 		List<PolicyRule> rules = new ArrayList<>();
 		Arrays.stream(features).forEach((feature) -> rules.addAll(feature.rules()));
 		return rules;
 	}
 
 	/** The rules this feature's section shows, in its first YAML block. */
-	List<PolicyRule> rules() {
+	public List<PolicyRule> rules() {
 		String yaml = firstYamlBlock();
 		if (this.role) {
 			return SERIALIZATION.unmarshal(yaml, Role.class).getRules();

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * server of the control plane, is in their audit logs: {@link #assertNothingRefused()} fails
  * with each one answered 403 or 422.
  */
-final class TestNamespace implements AutoCloseable {
+public final class TestNamespace implements AutoCloseable {
 
 	static final String CREATED_BY_LABEL = "app.kubernetes.io/created-by";
 
@@ -43,6 +43,24 @@ final class TestNamespace implements AutoCloseable {
 
 	static TestNamespace create(ControlPlane controlPlane, String prefix) {
 		String name = prefix + "-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()).substring(0, 6);
+		createNamespace(controlPlane, name);
+		return new TestNamespace(controlPlane, name);
+	}
+
+	/**
+	 * The namespace of exactly the given name, created if missing, for a harness whose names are
+	 * fixed (the chaos suite's Leases are in {@code chaos}). Without the namespace controller a
+	 * namespace deleted stays terminating for good: such a harness keeps it for the JVM's life and
+	 * does not {@link #close()} it.
+	 */
+	public static TestNamespace named(ControlPlane controlPlane, String name) {
+		if (controlPlane.admin().namespaces().withName(name).get() == null) {
+			createNamespace(controlPlane, name);
+		}
+		return new TestNamespace(controlPlane, name);
+	}
+
+	private static void createNamespace(ControlPlane controlPlane, String name) {
 		controlPlane.admin()
 			.namespaces()
 			.resource(new NamespaceBuilder().withNewMetadata()
@@ -51,10 +69,9 @@ final class TestNamespace implements AutoCloseable {
 				.endMetadata()
 				.build())
 			.create();
-		return new TestNamespace(controlPlane, name);
 	}
 
-	String name() {
+	public String name() {
 		return this.name;
 	}
 
@@ -65,7 +82,7 @@ final class TestNamespace implements AutoCloseable {
 	/**
 	 * Creates a ServiceAccount and a Role with exactly the given rules, bound to it.
 	 */
-	ServiceAccount serviceAccount(String account, List<PolicyRule> rules) {
+	public ServiceAccount serviceAccount(String account, List<PolicyRule> rules) {
 		KubernetesClient admin = this.controlPlane.admin();
 		admin.serviceAccounts()
 			.inNamespace(this.name)
@@ -137,7 +154,7 @@ final class TestNamespace implements AutoCloseable {
 	}
 
 	/** A ServiceAccount of the namespace, bound to its Role, and a token of it. */
-	final class ServiceAccount {
+	public final class ServiceAccount {
 
 		private final String account;
 
@@ -157,7 +174,7 @@ final class TestNamespace implements AutoCloseable {
 			return "system:serviceaccount:" + TestNamespace.this.name + ":" + this.account;
 		}
 
-		String token() {
+		public String token() {
 			return this.token;
 		}
 

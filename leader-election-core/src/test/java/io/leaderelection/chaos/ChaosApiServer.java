@@ -45,7 +45,7 @@ import io.fabric8.mockwebserver.http.WebSocketListener;
  * requests itself (403, 404, 500, an answer that never comes) instead of serving them, and tell
  * of every version of a Lease it stores.
  */
-public final class ChaosApiServer implements AutoCloseable {
+public final class ChaosApiServer implements ChaosServer {
 
 	/** The header naming the client of every request, so that an answer can target one replica. */
 	public static final String CLIENT_HEADER = "X-Chaos-Client";
@@ -74,20 +74,27 @@ public final class ChaosApiServer implements AutoCloseable {
 		return new ChaosApiServer();
 	}
 
+	@Override
 	public int port() {
 		return this.port;
 	}
 
-	/** A client that talks to the server directly, not through any replica's link. */
+	/** Plain HTTP, every request naming the client in {@value #CLIENT_HEADER}. */
+	@Override
+	public ConfigBuilder config(int port, String clientName) {
+		return clientConfig(port, clientName);
+	}
+
+	@Override
 	public KubernetesClient client(String clientName) {
-		return new KubernetesClientBuilder().withConfig(config(this.port, clientName).build()).build();
+		return new KubernetesClientBuilder().withConfig(clientConfig(this.port, clientName).build()).build();
 	}
 
 	/**
 	 * The configuration of a client for a server, or a link to it, on a loopback port. Every
 	 * request carries the {@value #CLIENT_HEADER} header with the client's name.
 	 */
-	public static ConfigBuilder config(int port, String clientName) {
+	public static ConfigBuilder clientConfig(int port, String clientName) {
 		return new ConfigBuilder().withMasterUrl("http://127.0.0.1:" + port)
 			// plain HTTP: no h2c upgrade for the JDK's HTTP client to ask for
 			.withHttp2Disable(true)
@@ -96,6 +103,7 @@ public final class ChaosApiServer implements AutoCloseable {
 	}
 
 	/** Stops serving: connections are closed and new ones refused. The stored objects are kept. */
+	@Override
 	public synchronized void stop() {
 		if (this.server != null) {
 			this.server.destroy();
@@ -104,6 +112,7 @@ public final class ChaosApiServer implements AutoCloseable {
 	}
 
 	/** Serves again on the same port, with the objects stored before the stop. */
+	@Override
 	public synchronized void restart() {
 		if (this.server == null) {
 			this.server = serve(this.port);
@@ -123,7 +132,9 @@ public final class ChaosApiServer implements AutoCloseable {
 	/**
 	 * From now on, tells the listener of every version of a Lease the server stores and of every
 	 * deletion, in the order they are stored, as they are stored: before any client hears of it.
+	 * The client is the one named in {@value #CLIENT_HEADER}.
 	 */
+	@Override
 	public void onLeaseWritten(LeaseWriteListener listener) {
 		this.dispatcher.leaseWriteListener = listener;
 	}
@@ -132,7 +143,9 @@ public final class ChaosApiServer implements AutoCloseable {
 	 * From now on, tells the listener of every request about a Lease the server answered (reads,
 	 * writes, watches, those refused and those answered by an {@link #answer}), with the answer's
 	 * status code, as it answers: what a gate overlap's timeline shows beside the versions stored.
+	 * A watch accepted is answered 101, as the mock accepts it with a WebSocket upgrade.
 	 */
+	@Override
 	public void onLeaseRequest(LeaseRequestListener listener) {
 		this.dispatcher.leaseRequestListener = listener;
 	}
@@ -163,6 +176,12 @@ public final class ChaosApiServer implements AutoCloseable {
 		return response.setBodyDelay(delay.toMillis(), TimeUnit.MILLISECONDS);
 	}
 
+	/** Answers the client's requests with 500, as an API server failing for it would. */
+	@Override
+	public Runnable failing(String clientName) {
+		return answer(from(clientName), () -> status(500, "InternalError", "injected by the chaos run"))::close;
+	}
+
 	@Override
 	public void close() {
 		stop();
@@ -175,33 +194,6 @@ public final class ChaosApiServer implements AutoCloseable {
 				this.dispatcher, false);
 		server.init(InetAddress.getLoopbackAddress(), port);
 		return server;
-	}
-
-	/** Told of every Lease version the server stores. */
-	@FunctionalInterface
-	public interface LeaseWriteListener {
-
-		/**
-		 * @param name the Lease's name
-		 * @param client the name of the client whose request stored it ({@value #CLIENT_HEADER})
-		 * @param stored the version stored; {@code null} when the Lease was deleted
-		 */
-		void written(String name, String client, Lease stored);
-
-	}
-
-	/** Told of every request about a Lease the server answers. */
-	@FunctionalInterface
-	public interface LeaseRequestListener {
-
-		/**
-		 * @param name the Lease's name
-		 * @param client the name of the client that sent it ({@value #CLIENT_HEADER})
-		 * @param request what was asked, e.g. {@code PUT}, {@code GET}, {@code watch}
-		 * @param code the status code of the answer (101 for a watch accepted)
-		 */
-		void requested(String name, String client, String request, int code);
-
 	}
 
 	/** An answer given instead of the server's own until withdrawn. */

@@ -37,9 +37,9 @@ import org.slf4j.LoggerFactory;
 import static org.awaitility.Awaitility.await;
 
 /**
- * One chaos run of one elector: replicas campaign on a CRUD API server, each through its own
- * link, and run leader-only jobs, while faults are injected, each chosen, aimed and sized by the
- * seeded random generator. Every kind of fault comes once in each round (the gaps across an
+ * One chaos run of one elector: replicas campaign on an API server ({@link ChaosServer}: fabric8's
+ * CRUD mock unless the run is given another), each through its own link, and run leader-only
+ * jobs, while faults are injected, each chosen, aimed and sized by the seeded random generator. Every kind of fault comes once in each round (the gaps across an
  * absence twice but for balanced shards, {@link FaultMix#round()}), in a seeded order. Now and then a fault is held
  * together with one or two more, injected while it is held and aimed at replicas it leaves alone,
  * such as the successor of a leader it cut off. Once every fault is healed the run waits, up to
@@ -138,6 +138,9 @@ final class ChaosRun {
 
 	private final ChaosSettings settings;
 
+	/** Starts the API server of the run. */
+	private final Supplier<ChaosServer> servers;
+
 	/** The kinds of fault injected, and which are held apart. */
 	private final FaultMix mix;
 
@@ -164,7 +167,7 @@ final class ChaosRun {
 	/** Where a process with another live process's identity runs; no fault aims at it. */
 	private ReplicaSlot twin;
 
-	private ChaosApiServer server;
+	private ChaosServer server;
 
 	private ForeignWriter foreignWriter;
 
@@ -177,12 +180,22 @@ final class ChaosRun {
 	/** What passed between the API server and the replicas about each Lease, for faults to time themselves on. */
 	private final LeaseTraffic traffic = new LeaseTraffic();
 
+	/** A run on fabric8's mock server, with the mix of the elector and the settings. */
 	ChaosRun(Elector elector, ChaosSettings settings) {
+		this(elector, settings, ChaosApiServer::start, elector.forLife() ? FaultMix.FOR_LIFE
+				: settings.mixed() ? FaultMix.USERS_CLUSTER
+						: settings.balancedShards() ? FaultMix.SHARDED : FaultMix.LEASE);
+	}
+
+	/**
+	 * A run on the server the given supplier starts (and the run closes), with the given mix of
+	 * faults, which that server must be able to inject.
+	 */
+	ChaosRun(Elector elector, ChaosSettings settings, Supplier<ChaosServer> servers, FaultMix mix) {
 		this.elector = elector;
 		this.settings = settings;
-		this.mix = elector.forLife() ? FaultMix.FOR_LIFE
-				: settings.mixed() ? FaultMix.USERS_CLUSTER
-						: settings.balancedShards() ? FaultMix.SHARDED : FaultMix.LEASE;
+		this.servers = servers;
+		this.mix = mix;
 		this.random = new Random(settings.seed());
 		this.processSeeds = new Random(this.random.nextLong());
 	}
@@ -191,7 +204,7 @@ final class ChaosRun {
 		logger.info("Chaos run of {} with seed {} (set -Dchaos.seeds to repeat it): {} replicas, {} elections, "
 				+ "until {} transitions or {}", this.elector.name(), this.settings.seed(), this.settings.replicas(),
 				this.settings.elections(), this.settings.transitions(), this.settings.timeLimit());
-		this.server = ChaosApiServer.start();
+		this.server = this.servers.get();
 		Map<String, String> electionOfLease = this.settings.electionNames()
 			.stream()
 			.collect(Collectors.toMap(this.settings::leaseName, (election) -> election));
@@ -237,9 +250,9 @@ final class ChaosRun {
 		NioReactor reactor = newReactor();
 		try {
 			for (int i = 0; i < this.settings.replicas() + this.settings.spareReplicas(); i++) {
-				this.slots.add(new ReplicaSlot("r" + i, link(reactor)));
+				this.slots.add(new ReplicaSlot("r" + i, link(reactor), this.server));
 			}
-			this.twin = new ReplicaSlot("twin", link(reactor));
+			this.twin = new ReplicaSlot("twin", link(reactor), this.server);
 			this.foreignWriter = ForeignWriter.open(this.server, "foreign-writer");
 			if (this.elector.forLife()) {
 				this.pods = Pods.start(this.server, this.elector.identityPrefix());
@@ -552,9 +565,8 @@ final class ChaosRun {
 			}
 			case SERVER_ERRORS -> {
 				Duration duration = millisBetween(draws, 500, 3000);
-				ChaosApiServer.Answer errors = this.server.answer(ChaosApiServer.from(target.name()),
-						() -> ChaosApiServer.status(500, "InternalError", "injected by the chaos run"));
-				yield new Injection(kind, on + " for " + duration.toMillis() + " ms", target, duration, errors::close);
+				Runnable withdraw = this.server.failing(target.name());
+				yield new Injection(kind, on + " for " + duration.toMillis() + " ms", target, duration, withdraw);
 			}
 			case CLOCK_SHIFT -> {
 				Duration duration = millisBetween(draws, 1000, 4000);
@@ -1271,7 +1283,7 @@ final class ChaosRun {
 
 		private volatile boolean running = true;
 
-		private ConflictStorm(ChaosApiServer server, List<String> leases, Duration every) {
+		private ConflictStorm(ChaosServer server, List<String> leases, Duration every) {
 			this.writer = ForeignWriter.open(server, "conflict-storm");
 			this.leases = leases;
 			this.every = every;
@@ -1279,7 +1291,7 @@ final class ChaosRun {
 			this.thread.setDaemon(true);
 		}
 
-		static ConflictStorm start(ChaosApiServer server, List<String> leases, Duration every) {
+		static ConflictStorm start(ChaosServer server, List<String> leases, Duration every) {
 			ConflictStorm storm = new ConflictStorm(server, leases, every);
 			storm.thread.start();
 			return storm;

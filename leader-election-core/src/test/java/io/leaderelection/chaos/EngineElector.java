@@ -118,9 +118,7 @@ final class EngineElector implements Elector {
 			this.process = process;
 			this.history = history;
 			this.elections = elections.stream().map(ElectionSettings::name).toList();
-			this.client = new KubernetesClientBuilder()
-				.withConfig(ChaosApiServer.config(slot.link().port(), slot.name()).build())
-				.build();
+			this.client = new KubernetesClientBuilder().withConfig(slot.clientConfig().build()).build();
 			ElectionRuntime production = this.threads.runtime();
 			ElectionRuntime runtime = new ElectionRuntime(slot.pause().pausing(production.scheduler()),
 					production.monotonicClock(), slot.wallClock(),

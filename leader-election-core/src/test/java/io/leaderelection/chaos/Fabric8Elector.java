@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
+import io.fabric8.kubernetes.client.Config;
 import io.leaderelection.baseline.fabric8.Fabric8Baseline;
 import io.leaderelection.engine.DaemonThreads;
 
@@ -116,10 +117,10 @@ final class Fabric8Elector implements Elector {
 			this.slot = slot;
 			this.threads = Executors.newCachedThreadPool(DaemonThreads.named(process + "-"));
 			this.executor = slot.pause().pausing(this.threads);
-			this.client = Fabric8Elector.this.fabric8.client("http://127.0.0.1:" + slot.link().port(),
-					ChaosSettings.NAMESPACE, Map.of(ChaosApiServer.CLIENT_HEADER, slot.name()),
-					ChaosSettings.scaled(Duration.ofSeconds(10)), ChaosSettings.scaled(Duration.ofSeconds(10)),
-					ChaosSettings.scaled(Duration.ofMillis(100)), 10);
+			Config config = slot.clientConfig().build();
+			this.client = Fabric8Elector.this.fabric8.client(config.getMasterUrl(), ChaosSettings.NAMESPACE,
+					config.getCustomHeaders(), config.getOauthToken(), ChaosSettings.scaled(Duration.ofSeconds(10)),
+					ChaosSettings.scaled(Duration.ofSeconds(10)), ChaosSettings.scaled(Duration.ofMillis(100)), 10);
 			synchronized (this) {
 				settings.electionNames().forEach(this::campaign);
 			}

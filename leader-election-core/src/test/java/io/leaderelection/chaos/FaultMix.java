@@ -24,6 +24,20 @@ enum FaultMix {
 			FaultKind.REPLICA_LEAVES))),
 
 	/**
+	 * The faults of {@link #LEASE} that a real API server lets a run inject: all but three. The
+	 * 500 answers to one replica ({@link FaultKind#SERVER_ERRORS}): a real server gives them only
+	 * when it fails. The gaps across an absence ({@link FaultKind#FOLLOWER_CUT_WHILE_MISSING},
+	 * {@link FaultKind#FROZEN_WHILE_MISSING}): they time the cut or the freeze on the answer to a
+	 * read, which the mock server tells before the replica receives it, a real server's audit log
+	 * after. And {@link FaultKind#PREFERRED_HOLDER}: the API server drops {@code spec.preferredHolder}
+	 * and {@code spec.strategy} from every write unless its CoordinatedLeaderElection feature gate
+	 * is on (beta, off by default, in Kubernetes 1.36), so a foreign writer cannot set them.
+	 */
+	CONTROL_PLANE(EnumSet.complementOf(EnumSet.of(FaultKind.EVICTION, FaultKind.CONTAINER_RESTART,
+			FaultKind.REPLICA_JOINS, FaultKind.REPLICA_LEAVES, FaultKind.SERVER_ERRORS,
+			FaultKind.FOLLOWER_CUT_WHILE_MISSING, FaultKind.FROZEN_WHILE_MISSING, FaultKind.PREFERRED_HOLDER))),
+
+	/**
 	 * Balanced shards: every kind of {@link #LEASE}, and replicas joining
 	 * ({@link FaultKind#REPLICA_JOINS}) and leaving ({@link FaultKind#REPLICA_LEAVES}) the
 	 * group, so that the members hand shards over to each other while the other faults strike.

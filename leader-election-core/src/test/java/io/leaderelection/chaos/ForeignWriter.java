@@ -32,7 +32,7 @@ final class ForeignWriter implements AutoCloseable {
 	}
 
 	/** @param name the writer's name, which the server sees as its client's */
-	static ForeignWriter open(ChaosApiServer server, String name) {
+	static ForeignWriter open(ChaosServer server, String name) {
 		return new ForeignWriter(server.client(name));
 	}
 

@@ -65,7 +65,7 @@ final class Pods implements AutoCloseable {
 
 	private final AtomicInteger collected = new AtomicInteger();
 
-	private Pods(ChaosApiServer server, String prefix) {
+	private Pods(ChaosServer server, String prefix) {
 		this.client = server.client("kubernetes");
 		this.collectorClient = server.client("garbage-collector");
 		this.prefix = prefix;
@@ -74,7 +74,7 @@ final class Pods implements AutoCloseable {
 	}
 
 	/** @param prefix how the Pods' names begin, e.g. {@code life} for {@code life-r0-1} */
-	static Pods start(ChaosApiServer server, String prefix) {
+	static Pods start(ChaosServer server, String prefix) {
 		Pods pods = new Pods(server, prefix);
 		pods.collector.start();
 		return pods;

@@ -6,6 +6,8 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
+import io.fabric8.kubernetes.client.ConfigBuilder;
+
 /**
  * One replica of the application, like a pod of a StatefulSet: it outlives the processes that
  * run in it. Each process started in it gets a new identity; the network link, the clock and
@@ -18,15 +20,19 @@ final class ReplicaSlot implements AutoCloseable {
 
 	private final NetworkLink link;
 
+	private final ChaosServer server;
+
 	private final Pause pause = new Pause();
 
 	private volatile Duration clockOffset = Duration.ZERO;
 
 	private int processes;
 
-	ReplicaSlot(String name, NetworkLink link) {
+	/** @param link its link to the server */
+	ReplicaSlot(String name, NetworkLink link, ChaosServer server) {
 		this.name = name;
 		this.link = link;
+		this.server = server;
 	}
 
 	String name() {
@@ -41,9 +47,25 @@ final class ReplicaSlot implements AutoCloseable {
 		return this.pause;
 	}
 
+	/** The configuration of a client of its process: to the server through its link, known by its name. */
+	ConfigBuilder clientConfig() {
+		return this.server.config(this.link.port(), this.name);
+	}
+
 	/** The identity of the next process started in this replica. */
 	String nextIdentity(String elector) {
 		return elector + "-" + this.name + "-" + nextProcess();
+	}
+
+	/**
+	 * The name of the replica a process campaigning with the identity was started in, as
+	 * {@link #nextIdentity} names it (a duplicate identity's twin: the replica of the process it
+	 * copies); {@code null} for an identity not named so.
+	 */
+	static String nameInIdentity(String identity) {
+		int prefix = identity.indexOf('-');
+		int process = identity.lastIndexOf('-');
+		return (prefix >= 0 && process > prefix) ? identity.substring(prefix + 1, process) : null;
 	}
 
 	/** The number of the next process started in this replica: 1 for the first. */

@@ -251,7 +251,7 @@ class AbsenceAcrossGapsCrudServerTest {
 					AbsenceAcrossGapsCrudServerTest.this.opened.server().getPort()));
 			LeaderElectionThreads threads = open(new LeaderElectionThreads());
 			KubernetesClient client = open(
-					new KubernetesClientBuilder().withConfig(ChaosApiServer.config(this.link.port(), name).build()).build());
+					new KubernetesClientBuilder().withConfig(ChaosApiServer.clientConfig(this.link.port(), name).build()).build());
 			KubernetesLeaseStores stores = open(
 					new KubernetesLeaseStores(client, this.pause.pausing(threads.blockingCalls()), threads.requests()));
 			this.store = new ReplicaStore(wrap.apply(stores.create(ELECTION)), following);

@@ -40,8 +40,8 @@ public final class Fabric8Baseline {
 			Class<?> adapter = Class.forName(Fabric8Elector.class.getName(), true, loader);
 			this.version = (String) adapter.getMethod("version").invoke(null);
 			this.jar = (String) adapter.getMethod("jar").invoke(null);
-			this.constructor = adapter.getConstructor(String.class, String.class, Map.class, Duration.class,
-					Duration.class, Duration.class, Integer.class);
+			this.constructor = adapter.getConstructor(String.class, String.class, Map.class, String.class,
+					Duration.class, Duration.class, Duration.class, Integer.class);
 			this.campaign = adapter.getMethod("campaign", String.class, String.class, String.class, Duration.class,
 					Duration.class, Duration.class, boolean.class, boolean.class, Executor.class, Supplier.class,
 					Runnable.class, Runnable.class);
@@ -94,19 +94,23 @@ public final class Fabric8Baseline {
 		return this.jar;
 	}
 
-	/** A fabric8 client of its own with fabric8's default request settings. */
-	public Client client(String masterUrl, String namespace, Map<String, String> headers) {
-		return client(masterUrl, namespace, headers, null, null, null, null);
+	/**
+	 * A fabric8 client of its own with fabric8's default request settings.
+	 * @see Fabric8Elector#Fabric8Elector
+	 */
+	public Client client(String masterUrl, String namespace, Map<String, String> headers, String bearerToken) {
+		return client(masterUrl, namespace, headers, bearerToken, null, null, null, null);
 	}
 
 	/**
 	 * A fabric8 client of its own; a {@code null} request setting keeps fabric8's default.
 	 * @see Fabric8Elector#Fabric8Elector
 	 */
-	public Client client(String masterUrl, String namespace, Map<String, String> headers, Duration requestTimeout,
-			Duration connectionTimeout, Duration retryBackoffInterval, Integer retryBackoffLimit) {
+	public Client client(String masterUrl, String namespace, Map<String, String> headers, String bearerToken,
+			Duration requestTimeout, Duration connectionTimeout, Duration retryBackoffInterval,
+			Integer retryBackoffLimit) {
 		return new Client((AutoCloseable) invoke(() -> this.constructor.newInstance(masterUrl, namespace, headers,
-				requestTimeout, connectionTimeout, retryBackoffInterval, retryBackoffLimit)));
+				bearerToken, requestTimeout, connectionTimeout, retryBackoffInterval, retryBackoffLimit)));
 	}
 
 	private static Object invoke(Reflective call) {

@@ -32,15 +32,22 @@ public final class Fabric8Elector implements AutoCloseable {
 	/**
 	 * A client talking to the given master URL, every request of which carries the given
 	 * headers. A {@code null} timing keeps fabric8's default.
+	 * @param bearerToken the token it authenticates with, for a server on loopback whose own
+	 * certificate it trusts (the real control plane of the tests); {@code null} for a server
+	 * without authentication
 	 * @param retryBackoffInterval the first pause of the client's retries on I/O errors and 5xx,
 	 * doubled at each
 	 * @param retryBackoffLimit how often the client retries a request
 	 */
-	public Fabric8Elector(String masterUrl, String namespace, Map<String, String> headers, Duration requestTimeout,
-			Duration connectionTimeout, Duration retryBackoffInterval, Integer retryBackoffLimit) {
+	public Fabric8Elector(String masterUrl, String namespace, Map<String, String> headers, String bearerToken,
+			Duration requestTimeout, Duration connectionTimeout, Duration retryBackoffInterval,
+			Integer retryBackoffLimit) {
 		ConfigBuilder config = new ConfigBuilder().withMasterUrl(masterUrl)
 			.withNamespace(namespace)
 			.withCustomHeaders(headers);
+		if (bearerToken != null) {
+			config.withOauthToken(bearerToken).withTrustCerts(true).withDisableHostnameVerification(true);
+		}
 		if (requestTimeout != null) {
 			config.withRequestTimeout((int) requestTimeout.toMillis());
 		}
