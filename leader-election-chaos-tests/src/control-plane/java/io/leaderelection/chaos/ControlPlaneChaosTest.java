@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * elector on the Role of docs/operations.md, then fabric8's {@code LeaderElector} 7.3.1 on its own
  * ({@code Fabric8ElectorRole}), with the same seed, each until {@value #TRANSITIONS} transitions
  * and every kind of the mix injected. On demand:
- * {@code ./mvnw -B verify -pl leader-election-chaos-tests -am -Dtest=ControlPlaneChaosTest
+ * {@code ./mvnw -B verify -pl leader-election-chaos-tests -am -Pcontrol-plane -Dtest=ControlPlaneChaosTest
  * -Dchaos.long=true -Dsurefire.failIfNoSpecifiedTests=false}; {@code -Dchaos.seed},
  * {@code -Dchaos.transitions}, {@code -Dchaos.elections} and {@code -Dchaos.electors} (of
  * {@code ours,fabric8-7.3.1,fabric8-7.8.0}) change it. It writes
