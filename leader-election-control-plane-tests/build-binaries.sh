@@ -16,6 +16,11 @@ source "$(dirname "$0")/versions.env"
 target=${KUBE_API_TEST_DIR:-$HOME/.kubeapitest}/k8s/$KUBERNETES_VERSION-linux-amd64
 binaries=(kube-apiserver kube-controller-manager kubectl etcd)
 
+# Two builds at once (the control-plane modules' tests start side by side) build one after the
+# other: the second finds the first's binaries.
+mkdir -p "$target"
+exec 9>"$target/.build.lock"
+flock 9
 missing=()
 for binary in "${binaries[@]}"; do
   [[ -x $target/$binary ]] || missing+=("$binary")
@@ -34,7 +39,6 @@ fi
 started=$SECONDS
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$target"
 export GOFLAGS=-mod=mod CGO_ENABLED=0 GOTOOLCHAIN=local
 
 echo "Building Kubernetes $KUBERNETES_VERSION (kube-apiserver, kube-controller-manager, kubectl) and etcd $ETCD_VERSION into $target; the first time takes about 15 minutes on two cores"

@@ -10,8 +10,9 @@ import java.util.Properties;
 
 /**
  * The binaries of the real control plane, at the version this suite pins, in the layout fabric8's
- * kube-api-test reads: {@code ~/.kubeapitest/k8s/<version>-linux-amd64/}. Built by the module's
- * {@code build-binaries.sh} from the Go module proxy the first time, found there afterwards.
+ * kube-api-test reads: {@code ~/.kubeapitest/k8s/<version>-linux-amd64/}. Built by
+ * {@code leader-election-control-plane-tests/build-binaries.sh} from the Go module proxy the first
+ * time, found there afterwards.
  */
 record KubeBinaries(Path directory) {
 
@@ -96,8 +97,9 @@ record KubeBinaries(Path directory) {
 		}
 	}
 
+	/** A file of the module that pins the versions, found from any module beside it. */
 	private static Path moduleFile(String name) {
-		return ModuleFiles.of(name);
+		return ModuleFiles.of("../leader-election-control-plane-tests/" + name);
 	}
 
 }
