@@ -5,10 +5,12 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 
 import io.leaderelection.autoconfigure.window.HeldRun;
 import io.leaderelection.autoconfigure.window.WindowedStarts;
 import io.leaderelection.autoconfigure.window.WindowedStarts.Outcome;
+import io.leaderelection.engine.ElectionScheduler;
 import net.javacrumbs.shedlock.core.AbstractSimpleLock;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
@@ -23,7 +25,9 @@ import net.javacrumbs.shedlock.support.LockException;
  * a deposed leader's fails. The lock stays taken for {@code lockAtMostFor} after its start, and,
  * once released, until {@code lockAtLeastFor} after its start, across handovers and crashes. A
  * lock held is leader work: a step-down, {@code yield()} or shutdown waits for its release before
- * releasing the Lease.
+ * releasing the Lease, but not beyond its {@code lockAtMostFor}: a lock never released (its job
+ * hung, or its thread died) ends there, as ShedLock's own providers let it expire, so that it
+ * does not hold up a handover until the drain timeout.
  * <p>
  * ShedLock gives its times as instants on this replica's clock ({@link ClockProvider}); they are
  * turned into durations from now on that clock as the lock is asked for, and counted on the
@@ -38,6 +42,9 @@ public class ElectionLockProvider implements ExtensibleLockProvider {
 
 	private final ElectionLockCounts counts;
 
+	/** Ends the locks whose {@code lockAtMostFor} has passed while they were out. */
+	private final ElectionScheduler scheduler;
+
 	/**
 	 * The runs of the locks this provider has out, by name, until released: asked for again
 	 * before its run's {@code lockAtMostFor}, a lock is refused here, where the elector would
@@ -45,9 +52,10 @@ public class ElectionLockProvider implements ExtensibleLockProvider {
 	 */
 	private final Map<String, HeldRun> out = new ConcurrentHashMap<>();
 
-	ElectionLockProvider(WindowedStarts starts, LockElection election) {
+	ElectionLockProvider(WindowedStarts starts, LockElection election, ElectionScheduler scheduler) {
 		this.starts = starts;
 		this.election = election;
+		this.scheduler = scheduler;
 		this.counts = new ElectionLockCounts(election.elections());
 	}
 
@@ -57,9 +65,14 @@ public class ElectionLockProvider implements ExtensibleLockProvider {
 		String name = configuration.getName();
 		String election = this.election.electionOf(name);
 		HeldRun held = this.out.get(name);
-		if (held != null && held.holdsWindow()) {
-			this.counts.record(election, this.starts.leads(election) ? Outcome.WINDOW_CLOSED : Outcome.NOT_LEADER);
-			return Optional.empty();
+		if (held != null) {
+			if (held.holdsWindow()) {
+				this.counts.record(election,
+						this.starts.leads(election) ? Outcome.WINDOW_CLOSED : Outcome.NOT_LEADER);
+				return Optional.empty();
+			}
+			// out past its lockAtMostFor, and not yet ended by its expiry
+			released(name, held);
 		}
 		WindowedStarts.Attempt attempt;
 		try {
@@ -77,12 +90,27 @@ public class ElectionLockProvider implements ExtensibleLockProvider {
 		// released wherever ShedLock releases it, in whatever order
 		run.detach();
 		this.out.put(name, run);
+		endWhenExpired(name, run, fromNow(now, configuration.getLockAtMostUntil()));
 		return Optional.of(new ElectionLock(configuration, run));
 	}
 
 	private void released(String name, HeldRun run) {
 		run.end();
 		this.out.remove(name, run);
+	}
+
+	/** Ends the run once its lockAtMostFor has passed, unless it was released or extended since. */
+	private void endWhenExpired(String name, HeldRun run, Duration lockAtMostFor) {
+		try {
+			this.scheduler.schedule(() -> {
+				if (!run.holdsWindow()) {
+					released(name, run);
+				}
+			}, lockAtMostFor.toNanos());
+		}
+		catch (RejectedExecutionException ex) {
+			// the elector's threads have stopped: no drain is left to hold up
+		}
 	}
 
 	/** The locks asked for, by election and outcome. */
@@ -118,8 +146,9 @@ public class ElectionLockProvider implements ExtensibleLockProvider {
 		@Override
 		protected Optional<SimpleLock> doExtend(LockConfiguration extended) {
 			Instant now = ClockProvider.now();
-			if (this.run.extend(fromNow(now, extended.getLockAtMostUntil()),
-					fromNow(now, extended.getLockAtLeastUntil()))) {
+			Duration lockAtMostFor = fromNow(now, extended.getLockAtMostUntil());
+			if (this.run.extend(lockAtMostFor, fromNow(now, extended.getLockAtLeastUntil()))) {
+				endWhenExpired(this.lockConfiguration.getName(), this.run, lockAtMostFor);
 				return Optional.of(new ElectionLock(extended, this.run));
 			}
 			released(this.lockConfiguration.getName(), this.run);

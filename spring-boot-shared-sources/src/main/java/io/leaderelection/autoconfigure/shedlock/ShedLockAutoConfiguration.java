@@ -4,6 +4,7 @@ import io.leaderelection.autoconfigure.LeaderElectionProperties;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
 import io.leaderelection.autoconfigure.window.WindowedStarts;
 import io.leaderelection.engine.ElectionEngine;
+import io.leaderelection.engine.LeaderElectionThreads;
 import net.javacrumbs.shedlock.core.LockProvider;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -25,9 +26,9 @@ public class ShedLockAutoConfiguration {
 
 	@Bean
 	ElectionLockProvider electionLockProvider(ElectionEngine leaderElector, WindowedStarts windowedStarts,
-			LeaderElectionProperties properties) {
+			LeaderElectionProperties properties, LeaderElectionThreads threads) {
 		return new ElectionLockProvider(windowedStarts,
-				LockElection.of(leaderElector, properties.getShedlock().getElection()));
+				LockElection.of(leaderElector, properties.getShedlock().getElection()), threads.runtime().scheduler());
 	}
 
 	@Bean

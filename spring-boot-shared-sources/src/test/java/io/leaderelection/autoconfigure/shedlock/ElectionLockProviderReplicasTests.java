@@ -39,7 +39,7 @@ import static org.awaitility.Awaitility.await;
  * What ShedLock's own tests cannot ask of a provider, as they run in one process: a lock on
  * several replicas, each with its own engine and client on the CRUD mock server. A follower is
  * refused; a lock's lockAtLeastFor and lockAtMostFor hold across a step-down, a shutdown and a
- * crash of its leader; a deposed leader's lock is refused by the API server; a replica whose
+ * crash of its leader; a lock never released holds up a step-down only until its lockAtMostFor; a deposed leader's lock is refused by the API server; a replica whose
  * clocks are an hour off counts the same windows; a sharded election's locks spread over its
  * shards' leaders; the job reads its term's fencing token.
  */
@@ -125,6 +125,33 @@ class ElectionLockProviderReplicasTests {
 		Optional<SimpleLock> next = b.lock("report", Duration.ofSeconds(30), Duration.ZERO);
 		assertThat(next).as("ended, with no lockAtLeastFor").isPresent();
 		next.get().unlock();
+	}
+
+	/**
+	 * A lock taken and never released (its job hung, or its thread died) is leader work only
+	 * until its lockAtMostFor: the step-down hands over once that has passed, rather than
+	 * writing no release at the drain timeout (3 s here) and leaving b a lease duration to wait.
+	 */
+	@Test
+	void aStepDownWaitsForAnAbandonedLockOnlyUntilItsLockAtMostFor() {
+		LockReplica a = leader("a");
+		LockReplica b = follower("b");
+		a.take("report", Duration.ofSeconds(1), Duration.ZERO);
+		StepDown stepDown = a.engine.stepDown("default", LockReplica.WAIT);
+		assertThat(stepDown.release()).isEqualTo(StepDown.Release.WRITTEN);
+		b.awaitLeading("default");
+	}
+
+	/** Taken, never released, taken again once its lockAtMostFor passed and released: nothing is under way. */
+	@Test
+	void aLockTakenAgainAfterItsLockAtMostForLeavesNoCallUnderWay() {
+		LockReplica a = leader("a");
+		follower("b");
+		a.take("report", Duration.ofMillis(500), Duration.ZERO);
+		awaitLock(a, "report", Duration.ofSeconds(5)).unlock();
+		StepDown stepDown = a.engine.stepDown("default", LockReplica.WAIT);
+		assertThat(stepDown.release()).isEqualTo(StepDown.Release.WRITTEN);
+		assertThat(stepDown.callsUnderWay()).isEmpty();
 	}
 
 	@Test

@@ -100,7 +100,7 @@ final class LockReplica implements AutoCloseable {
 	/** Another provider on this replica's elector and leader work, as a context started anew makes it. */
 	ElectionLockProvider newProvider() {
 		return new ElectionLockProvider(new WindowedStarts(this.engine, this.registry),
-				LockElection.of(this.engine, this.lockElection));
+				LockElection.of(this.engine, this.lockElection), this.threads.runtime().scheduler());
 	}
 
 	/** A replica campaigning in the given elections, taking locks in the first. */
