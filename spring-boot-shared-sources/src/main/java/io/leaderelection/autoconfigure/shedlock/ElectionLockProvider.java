@@ -66,7 +66,7 @@ public class ElectionLockProvider implements ExtensibleLockProvider {
 		String election = this.election.electionOf(name);
 		HeldRun held = this.out.get(name);
 		if (held != null) {
-			if (held.holdsWindow()) {
+			if (!held.expired()) {
 				this.counts.record(election,
 						this.starts.leads(election) ? Outcome.WINDOW_CLOSED : Outcome.NOT_LEADER);
 				return Optional.empty();
@@ -99,11 +99,14 @@ public class ElectionLockProvider implements ExtensibleLockProvider {
 		this.out.remove(name, run);
 	}
 
-	/** Ends the run once its lockAtMostFor has passed, unless it was released or extended since. */
+	/**
+	 * Ends the run once its lockAtMostFor has passed, unless it was released or extended since:
+	 * an extension on its way then decides, and schedules this again or ends the run.
+	 */
 	private void endWhenExpired(String name, HeldRun run, Duration lockAtMostFor) {
 		try {
 			this.scheduler.schedule(() -> {
-				if (!run.holdsWindow()) {
+				if (run.expired()) {
 					released(name, run);
 				}
 			}, lockAtMostFor.toNanos());

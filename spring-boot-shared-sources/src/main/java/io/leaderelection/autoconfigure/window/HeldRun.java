@@ -30,6 +30,9 @@ public final class HeldRun {
 
 	private volatile boolean ended;
 
+	/** Whether an extension is on its way: until its answer, the run has not expired. */
+	private volatile boolean extending;
+
 	/** The run the thread that started this one was running; see {@link CurrentRun}. */
 	HeldRun enclosing;
 
@@ -59,6 +62,14 @@ public final class HeldRun {
 	 */
 	public boolean holdsWindow() {
 		return !this.ended && System.nanoTime() - this.expiresAt < 0;
+	}
+
+	/**
+	 * Whether the run's longest window has passed with no extension on its way: the run is
+	 * abandoned, as ShedLock counts a lock past its {@code lockAtMostFor}.
+	 */
+	public boolean expired() {
+		return !this.extending && !holdsWindow();
 	}
 
 	/**
@@ -112,15 +123,21 @@ public final class HeldRun {
 	 */
 	public boolean extend(Duration atMost, Duration atLeast) {
 		long askedAt = System.nanoTime();
-		if (!holdsWindow()) {
-			return false;
+		this.extending = true;
+		try {
+			if (!holdsWindow()) {
+				return false;
+			}
+			boolean recorded = WindowedStarts.await(this.run.extend(atMost, atLeast), this.wait, false, (late) -> {
+			});
+			if (recorded) {
+				this.expiresAt = askedAt + atMost.toNanos();
+			}
+			return recorded;
 		}
-		boolean recorded = WindowedStarts.await(this.run.extend(atMost, atLeast), this.wait, false, (late) -> {
-		});
-		if (recorded) {
-			this.expiresAt = askedAt + atMost.toNanos();
+		finally {
+			this.extending = false;
 		}
-		return recorded;
 	}
 
 }
