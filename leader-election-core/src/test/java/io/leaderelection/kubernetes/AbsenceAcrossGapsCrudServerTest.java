@@ -100,9 +100,11 @@ class AbsenceAcrossGapsCrudServerTest {
 	@Test
 	void aReplicaCutOffBeforeTheLeaseExistedDoesNotJoinItsAbsenceToOneAfterTheCut() throws Exception {
 		Replica cut = replica("cut", Following.WATCH, UnaryOperator.identity());
+		// cut off as it sees the Lease missing, before it acts on it: a test thread that a busy
+		// machine keeps waiting must not let it create and claim the Lease first
+		cut.store.whenFirstSeenMissing(cut.link::blackHole);
 		cut.engine.start();
 		awaitGates("the first replica sees the Lease missing", cut.store::sawItMissing);
-		cut.link.blackHole();
 		Replica leader = replica("leader", Following.WATCH, UnaryOperator.identity());
 		leader.engine.start();
 		// the Lease is created and held, unseen by the replica cut off: its reads fail (which also
@@ -120,11 +122,10 @@ class AbsenceAcrossGapsCrudServerTest {
 	@Test
 	void aReplicaFrozenRightAfterItSawTheLeaseMissingDoesNotJoinItsAbsenceToOneAfterTheFreeze() throws Exception {
 		Replica frozen = replica("frozen", Following.POLL, UnaryOperator.identity());
-		frozen.engine.start();
-		awaitGates("the first replica sees the Lease missing", frozen.store::sawItMissing);
 		// it stops as its next read falls due, once it has taken note of the Lease missing, and
 		// that read goes out first once it thaws
-		frozen.freezeAtItsNextTimer();
+		frozen.store.whenFirstSeenMissing(frozen::freezeAtItsNextTimer);
+		frozen.engine.start();
 		awaitGates("the first replica freezes", frozen::frozen);
 		Replica leader = replica("leader", Following.WATCH, UnaryOperator.identity());
 		leader.engine.start();
@@ -373,6 +374,9 @@ class AbsenceAcrossGapsCrudServerTest {
 
 		private final AtomicInteger readsAnswered = new AtomicInteger();
 
+		private volatile Runnable firstSeenMissing = () -> {
+		};
+
 		ReplicaStore(LeaseStore store, Following following) {
 			super(store);
 			this.following = following;
@@ -391,16 +395,20 @@ class AbsenceAcrossGapsCrudServerTest {
 			return this.readsAnswered.get() > 0;
 		}
 
+		/** Runs the action when a read first finds the Lease missing, before the engine is told. */
+		void whenFirstSeenMissing(Runnable action) {
+			this.firstSeenMissing = action;
+		}
+
 		@Override
 		public CompletableFuture<LeaseRecord> get(Duration timeout) {
-			CompletableFuture<LeaseRecord> read = this.store.get(timeout);
-			read.thenAccept((stored) -> {
+			return this.store.get(timeout).thenApply((stored) -> {
 				this.readsAnswered.incrementAndGet();
-				if (stored == null) {
-					this.firstSeenMissingAt.complete(System.nanoTime());
+				if (stored == null && this.firstSeenMissingAt.complete(System.nanoTime())) {
+					this.firstSeenMissing.run();
 				}
+				return stored;
 			});
-			return read;
 		}
 
 		@Override
