@@ -50,6 +50,11 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 
 	private final Executor watchOpener;
 
+	/** The Pods holders run in, followed for the kubelet's word on their runs; {@code null} when not. */
+	private volatile PodWatches pods;
+
+	private volatile OwnContainer ownContainer;
+
 	/**
 	 * @param client the application's fabric8 client, whose configuration and HTTP client settings
 	 * the elector's own client is built with; it is not used for any call, and stays the
@@ -73,8 +78,28 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 
 	@Override
 	public KubernetesLeaseStore create(ElectionSettings election) {
+		boolean exitTakeover = election.forLife() == null && this.pods != null;
 		return new KubernetesLeaseStore(this.client, this.calls, this.watchOpener, election.namespace(),
-				election.leaseName(), LeaseLabels.of(election));
+				election.leaseName(), LeaseLabels.of(election), exitTakeover ? this.ownContainer : null,
+				exitTakeover ? this.pods : null);
+	}
+
+	/**
+	 * Takes Leases over at once on the kubelet's proof that their holder's process ended: the Leases
+	 * of lease-mode elections created from now on name the run of the container this process runs
+	 * in, read from its Pod's status once the kubelet reports it running, and their followers watch
+	 * the Pod of the run a holder names. Needs 'get' and 'watch' on 'pods'; without them, holders
+	 * are waited out for their lease duration as before, which is logged once.
+	 * @param podNamespace the namespace of the Pod this process runs in
+	 * @param podName the Pod this process runs in
+	 * @param container the container this process runs in; {@code null} for the Pod's only one
+	 */
+	public void takeOverOnExit(String podNamespace, String podName, String container) {
+		PodWatches watches = new PodWatches(this.client, this.calls, this.watchOpener);
+		OwnContainer own = new OwnContainer(podNamespace, podName, container, OwnContainer.pidNamespaceStart());
+		this.pods = watches;
+		this.ownContainer = own;
+		own.start(watches);
 	}
 
 	@Override
