@@ -1,6 +1,7 @@
 package io.leaderelection.kubernetes;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -95,8 +96,13 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 	 * @param container the container this process runs in; {@code null} for the Pod's only one
 	 */
 	public void takeOverOnExit(String podNamespace, String podName, String container) {
+		takeOverOnExit(podNamespace, podName, container, OwnContainer.pidNamespaceStart());
+	}
+
+	/** As above, for a process whose container started no earlier than the given moment. */
+	void takeOverOnExit(String podNamespace, String podName, String container, Instant containerStartedNoEarlierThan) {
 		PodWatches watches = new PodWatches(this.client, this.calls, this.watchOpener);
-		OwnContainer own = new OwnContainer(podNamespace, podName, container, OwnContainer.pidNamespaceStart());
+		OwnContainer own = new OwnContainer(podNamespace, podName, container, containerStartedNoEarlierThan);
 		this.pods = watches;
 		this.ownContainer = own;
 		own.start(watches);

@@ -74,7 +74,7 @@ final class OwnContainer {
 		return ProcessHandle.of(1).flatMap((init) -> init.info().startInstant()).orElse(null);
 	}
 
-	private void seen(Pod pod) {
+	private synchronized void seen(Pod pod) {
 		if (this.done || pod == null) {
 			return;
 		}
