@@ -56,6 +56,8 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 
 	private volatile OwnContainer ownContainer;
 
+	private volatile String exitTakeoverNamespace;
+
 	/**
 	 * @param client the application's fabric8 client, whose configuration and HTTP client settings
 	 * the elector's own client is built with; it is not used for any call, and stays the
@@ -105,6 +107,7 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 		OwnContainer own = new OwnContainer(podNamespace, podName, container, containerStartedNoEarlierThan);
 		this.pods = watches;
 		this.ownContainer = own;
+		this.exitTakeoverNamespace = podNamespace;
 		own.start(watches);
 	}
 
@@ -136,6 +139,11 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 		PodRoleLabel label = (podName != null)
 				? new PodRoleLabel(this.calls, election.namespace(), podName, podLabel(election.name())) : null;
 		return new LeaderRoute(election.name(), slice, label, election.renewDeadline(), election.retryPeriod());
+	}
+
+	/** The namespace of the Pod this process runs in when exit takeover is on ({@link #takeOverOnExit}); {@code null} when off. */
+	public String exitTakeoverNamespace() {
+		return this.exitTakeoverNamespace;
 	}
 
 	/** The key of the label telling whether a Pod leads the election: {@code leaderelection.io/<election>}. */
