@@ -101,8 +101,13 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 		takeOverOnExit(podNamespace, podName, container, OwnContainer.pidNamespaceStart());
 	}
 
-	/** As above, for a process whose container started no earlier than the given moment. */
-	void takeOverOnExit(String podNamespace, String podName, String container, Instant containerStartedNoEarlierThan) {
+	/**
+	 * As above, for a process that knows when its container started better than PID 1 of its PID
+	 * namespace tells (a Pod sharing one PID namespace, whose PID 1 is the Pod's; a test).
+	 * @param containerStartedNoEarlierThan when this process's container started, at the latest;
+	 * {@code null} when unknown: its Pod's status is then taken as this run's once it says running
+	 */
+	public void takeOverOnExit(String podNamespace, String podName, String container, Instant containerStartedNoEarlierThan) {
 		PodWatches watches = new PodWatches(this.client, this.calls, this.watchOpener);
 		OwnContainer own = new OwnContainer(podNamespace, podName, container, containerStartedNoEarlierThan);
 		this.pods = watches;
