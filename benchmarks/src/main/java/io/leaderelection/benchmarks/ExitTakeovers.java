@@ -170,8 +170,7 @@ public final class ExitTakeovers {
 				long killed = System.nanoTime();
 				leader.kill();
 				Thread.sleep(Math.max(0, statusDelay - Duration.ofNanos(System.nanoTime() - killed).toMillis()));
-				long reported = System.nanoTime();
-				terminated(leader.pod);
+				long reported = terminated(leader.pod);
 				Long opened = follower.awaitOpened(timeout);
 				if (opened == null) {
 					problems.add("trial " + trial + ": no takeover within " + timeout.toSeconds() + " s");
@@ -351,8 +350,11 @@ public final class ExitTakeovers {
 			.create();
 	}
 
-	/** The kubelet reports the container terminated, its process having exited. */
-	private void terminated(String name) {
+	/**
+	 * The kubelet reports the container terminated, its process having exited.
+	 * @return when the status was sent, after the read of the Pod it is written on
+	 */
+	private long terminated(String name) {
 		Pod pod = this.kubelet.pods().inNamespace(ApiServer.NAMESPACE).withName(name).get();
 		pod.getStatus()
 			.setContainerStatuses(List.of(new ContainerStatusBuilder().withName(CONTAINER)
@@ -366,7 +368,9 @@ public final class ExitTakeovers {
 				.endState()
 				.build()));
 		pod.getStatus().setPhase("Failed");
+		long sent = System.nanoTime();
 		this.kubelet.pods().inNamespace(ApiServer.NAMESPACE).resource(pod).update();
+		return sent;
 	}
 
 	/** This project's replica, or fabric8's behind a proxy that black-holes it when killed. */
@@ -476,7 +480,7 @@ public final class ExitTakeovers {
 				harness writes the leader's Pod status as a kubelet does when the container's process has \
 				exited (`state.terminated`, exit code 137, phase Failed). Measured to the follower's gate \
 				opening (`ElectionListener.granted`'s gateOpenedAt; fabric8: `onStartLeading`), from the kill \
-				and from the status update being sent. The follower leads the next kill; a new follower joins.
+				and from the status update being sent (after the harness's read of the Pod it writes it on). The follower leads the next kill; a new follower joins.
 				- Requests: counted at the server by the client header each replica sends, by resource.
 				- The harness's code: `ExitTakeovers` in `benchmarks/`.
 				""");

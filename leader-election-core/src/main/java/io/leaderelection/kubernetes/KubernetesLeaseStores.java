@@ -176,6 +176,10 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 	/** Closes the elector's client: calls still under way fail, watches end. */
 	@Override
 	public void close() {
+		PodWatches watches = this.pods;
+		if (watches != null) {
+			watches.close();
+		}
 		this.client.close();
 	}
 

@@ -45,6 +45,9 @@ final class PodWatches {
 
 	private volatile boolean refusalLogged;
 
+	/** Set once the elector's client closes: watches end and are not opened again. */
+	private volatile boolean closed;
+
 	PodWatches(KubernetesClient client, ApiCalls calls, Executor watchOpener) {
 		this.client = client;
 		this.calls = calls;
@@ -78,6 +81,11 @@ final class PodWatches {
 		}
 		Shared followed = shared;
 		return () -> unfollow(followed, listener);
+	}
+
+	/** Opens no watch from now on: the client they are opened on is closing. */
+	void close() {
+		this.closed = true;
 	}
 
 	private void unfollow(Shared shared, Consumer<Pod> listener) {
@@ -119,7 +127,7 @@ final class PodWatches {
 
 		void open(Duration pause) {
 			synchronized (PodWatches.this) {
-				if (this.closed) {
+				if (this.closed || PodWatches.this.closed) {
 					return;
 				}
 				this.watchTold = false;
@@ -144,11 +152,15 @@ final class PodWatches {
 					});
 			}
 			catch (RuntimeException ex) {
+				if (PodWatches.this.closed) {
+					return;
+				}
 				if (!PodWatches.this.refusalLogged) {
 					PodWatches.this.refusalLogged = true;
-					logger.warn("Cannot watch Pod {}/{} ({}): Leases held from Pods this replica cannot watch are waited "
-							+ "out for their lease duration; grant 'get' and 'watch' on 'pods' (docs/operations.md#rbac)",
-							this.key.get(0), this.key.get(1), ex.toString());
+					logger.warn("Cannot watch Pod {}/{} ({}): without that, exit takeover waits out a crashed leader's "
+							+ "Lease for its lease duration (and, for this replica's own Pod, its Leases name no run); "
+							+ "grant 'get' and 'watch' on 'pods' (docs/operations.md#rbac)", this.key.get(0),
+							this.key.get(1), ex.toString());
 				}
 				openLater(pause.multipliedBy(2).compareTo(LONGEST_PAUSE) > 0 ? LONGEST_PAUSE : pause.multipliedBy(2));
 				return;
