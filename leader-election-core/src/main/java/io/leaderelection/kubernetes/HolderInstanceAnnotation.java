@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 final class HolderInstanceAnnotation {
 
-	static final String NAME = "leaderelection.io/holder-instance";
+	static final String NAME = KubernetesLeaseStore.HOLDER_INSTANCE_ANNOTATION;
 
 	private static final Logger logger = LoggerFactory.getLogger(HolderInstanceAnnotation.class);
 

@@ -56,6 +56,12 @@ import io.leaderelection.engine.PodState;
  */
 public final class KubernetesLeaseStore implements ForLifeLockStore {
 
+	/**
+	 * The annotation in which a lease-mode holder names the run of the container it runs in, for
+	 * followers to take over on the kubelet's word that it ended; each holder writes its own.
+	 */
+	public static final String HOLDER_INSTANCE_ANNOTATION = "leaderelection.io/holder-instance";
+
 	private static final String JSON = ApiCalls.JSON;
 
 	/** How the API server words a write whose uid precondition failed: the object is not the one written. */
