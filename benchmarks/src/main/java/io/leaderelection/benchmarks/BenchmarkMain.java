@@ -31,7 +31,8 @@ public final class BenchmarkMain {
 
 	/** The sections of the benchmarks file that harnesses run apart record, in the file's order. */
 	static final List<MarkdownSection> SEPARATE_SECTIONS = List.of(CONTROL_PLANE_SECTION,
-			PodDeletionTakeovers.SECTION, ShardSpread.SECTION, RenewCadence.SECTION, LeaderOnlyRouting.SECTION);
+			PodDeletionTakeovers.SECTION, ShardSpread.SECTION, RenewCadence.SECTION, LeaderOnlyRouting.SECTION,
+			ExitTakeovers.SECTION);
 
 	private BenchmarkMain() {
 	}

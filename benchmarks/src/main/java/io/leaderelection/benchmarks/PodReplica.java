@@ -47,6 +47,15 @@ final class PodReplica implements AutoCloseable {
 	 * identity in lease mode and its client's name
 	 */
 	PodReplica(ApiServer server, String pod, String lockName, Timings timings, boolean forLife) {
+		this(server, pod, lockName, timings, forLife, false);
+	}
+
+	/**
+	 * @param exitTakeover whether, in lease mode, it names its container's run in the Leases it holds
+	 * and takes a Lease over when the kubelet reports its holder's run ended; its Pod's only container
+	 * must then be reported running
+	 */
+	PodReplica(ApiServer server, String pod, String lockName, Timings timings, boolean forLife, boolean exitTakeover) {
 		this.pod = pod;
 		this.client = OurImplementation.client(server.port(), pod);
 		ElectionSettings settings = OurImplementation.settings(ELECTION, ApiServer.NAMESPACE, lockName, timings);
@@ -67,6 +76,9 @@ final class PodReplica implements AutoCloseable {
 			}
 		};
 		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls(), this.threads.requests());
+		if (exitTakeover) {
+			this.stores.takeOverOnExit(ApiServer.NAMESPACE, pod, null, null);
+		}
 		this.engine = new ElectionEngine(pod, List.of(settings), this.stores, this.threads.runtime(),
 				List.of(listener));
 	}

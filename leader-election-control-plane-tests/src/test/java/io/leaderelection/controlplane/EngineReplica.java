@@ -34,9 +34,18 @@ final class EngineReplica implements AutoCloseable {
 
 	private EngineReplica(String identity, Config config, List<ElectionSettings> elections,
 			List<ElectionListener> listeners) {
+		this(identity, config, elections, listeners, null);
+	}
+
+	/** @param container where it runs, with exit takeover on; {@code null} for none */
+	private EngineReplica(String identity, Config config, List<ElectionSettings> elections,
+			List<ElectionListener> listeners, InContainer container) {
 		this.identity = identity;
 		this.client = new KubernetesClientBuilder().withConfig(config).build();
 		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls(), this.threads.requests());
+		if (container != null) {
+			this.stores.takeOverOnExit(container.namespace(), container.pod(), null, container.started());
+		}
 		this.engine = new ElectionEngine(identity, elections, this.stores, this.threads.runtime(), listeners);
 	}
 
@@ -46,6 +55,25 @@ final class EngineReplica implements AutoCloseable {
 		EngineReplica replica = new EngineReplica(identity, config, elections, List.of(listeners));
 		replica.engine.start();
 		return replica;
+	}
+
+	/**
+	 * A replica in a Pod's container, with exit takeover on, that campaigns at once in the given
+	 * elections: it names its container's run in the Leases it holds, and takes a Lease over when
+	 * the Pod of the run its holder names reports it ended.
+	 */
+	static EngineReplica startInContainer(String identity, Config config, List<ElectionSettings> elections,
+			InContainer container, ElectionListener... listeners) {
+		EngineReplica replica = new EngineReplica(identity, config, elections, List.of(listeners), container);
+		replica.engine.start();
+		return replica;
+	}
+
+	/**
+	 * The container a replica runs in: its Pod's only one.
+	 * @param started when the container started, at the latest; {@code null} when the Pod's status says
+	 */
+	record InContainer(String namespace, String pod, java.time.Instant started) {
 	}
 
 	/**

@@ -3,12 +3,15 @@ package io.leaderelection.controlplane;
 import java.time.Instant;
 import java.util.List;
 
+import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * Pods of a namespace as a kubelet would leave them, on a control plane that has none: created
@@ -84,6 +87,31 @@ final class KubeletPods {
 	void endAndRemove(String name) {
 		terminated(name, 137);
 		this.admin.pods().inNamespace(this.namespace).withName(name).withGracePeriod(0).delete();
+	}
+
+	/**
+	 * The kubelet reports the Pod's container running again after its process ended: its
+	 * restartCount one higher, the run before as its last state, the Pod still Running.
+	 */
+	Pod restarted(String name) {
+		Pod pod = this.admin.pods().inNamespace(this.namespace).withName(name).get();
+		ContainerStatus again = runningContainer(restartCount(pod) + 1);
+		again.setLastState(new ContainerStateBuilder().withNewTerminated()
+			.withExitCode(137)
+			.withReason("Error")
+			.withFinishedAt(Instant.now().toString())
+			.endTerminated()
+			.build());
+		return writeStatus(pod, "Running", true, again);
+	}
+
+	/**
+	 * Removes the Pod's object at once, with nothing reported of its container first: a force
+	 * deletion ({@code kubectl delete --grace-period=0 --force}), whose process may run on.
+	 */
+	void forceDelete(String name) {
+		this.admin.pods().inNamespace(this.namespace).withName(name).withGracePeriod(0).delete();
+		await().until(() -> this.admin.pods().inNamespace(this.namespace).withName(name).get() == null);
 	}
 
 	private Pod writeStatus(Pod pod, String phase, boolean ready, ContainerStatus container) {

@@ -42,6 +42,8 @@ final class LeaseMode implements ElectionMode {
 
 	private final ClaimGuard guard;
 
+	private final ExitTakeover exitTakeover;
+
 	private final long leaseDurationNanos;
 
 	private final long renewDeadlineNanos;
@@ -62,6 +64,8 @@ final class LeaseMode implements ElectionMode {
 		this.identity = identity;
 		this.store = store;
 		this.guard = guard;
+		this.exitTakeover = new ExitTakeover(store.holderExits(),
+				() -> loop.steps.later(() -> followedChanged(loop.now())));
 		this.leaseDurationNanos = settings.leaseDuration().toNanos();
 		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
@@ -81,6 +85,7 @@ final class LeaseMode implements ElectionMode {
 	@Override
 	public void stop() {
 		this.guard.stop();
+		this.exitTakeover.stop();
 	}
 
 	/**
@@ -135,7 +140,15 @@ final class LeaseMode implements ElectionMode {
 			}
 		}
 		long untilExpiry = observation.untilExpiry(now);
-		if (untilExpiry <= 0 && mayClaim(now)) {
+		String holderEnded = (this.loop.oneWriter.conflict() == null) ? this.exitTakeover.holderEnded(seen, this.identity)
+				: null;
+		if (untilExpiry > 0 && holderEnded != null && mayClaim(now)) {
+			// the kubelet reported the holder's process ended: its gate is gone with it
+			logger.info("{} claims {} of election '{}' held by '{}' at once: {}", this.identity, this.store.describe(),
+					this.settings.name(), seen.holderIdentity(), holderEnded);
+			claim(seen, seen.transitions() + 1);
+		}
+		else if (untilExpiry <= 0 && mayClaim(now)) {
 			this.loop.oneWriter.end("its last version naming '" + this.identity + "' expired");
 			claim(seen, seen.transitions() + 1);
 		}
@@ -265,6 +278,7 @@ final class LeaseMode implements ElectionMode {
 
 	@Override
 	public void lead(long now, long sequence) {
+		this.exitTakeover.stop();
 		renew(now, sequence, false);
 	}
 

@@ -48,4 +48,12 @@ public interface LeaseStore {
 		return null;
 	}
 
+	/**
+	 * Where followers learn that the process holding a version has ended; {@link HolderExits#NONE}
+	 * for a store whose versions never name it, whose holders are then always waited out.
+	 */
+	default HolderExits holderExits() {
+		return HolderExits.NONE;
+	}
+
 }

@@ -25,6 +25,18 @@ public enum ElectorFeature {
 			PermissionRule.optional("coordination.k8s.io", "leases",
 					"followers read the Lease every retry period instead of watching it", "watch")),
 
+	/**
+	 * Takeover on the kubelet's word that a holder's process ended
+	 * ({@code leader.election.exit-takeover.enabled}), in the namespace of the replicas' Pods: the
+	 * own Pod read once, the holder's Pod watched by followers.
+	 */
+	EXIT_TAKEOVER("takeover when a leader's process ends (leader.election.exit-takeover.enabled)",
+			"docs/operations.md#rbac",
+			PermissionRule.optional("", "pods",
+					"followers wait out a crashed leader's Lease for its lease duration instead of taking it over "
+							+ "once the kubelet reports its process ended",
+					"get", "watch")),
+
 	/** Kubernetes Events on the Leases ({@code leader.election.events.enabled}). */
 	EVENTS("Kubernetes Events on the Leases (leader.election.events.enabled)", "docs/operations.md#rbac",
 			PermissionRule.optional("", "events", "the elector records no Events", "create")),

@@ -29,7 +29,9 @@ import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.leaderelection.engine.ContainerInstance;
 import io.leaderelection.engine.ForLifeLockStore;
+import io.leaderelection.engine.HolderExits;
 import io.leaderelection.engine.LeaseConflictException;
 import io.leaderelection.engine.LeaseNotFoundException;
 import io.leaderelection.engine.LeaseRecord;
@@ -53,6 +55,12 @@ import io.leaderelection.engine.PodState;
  * finalizers on Pods), and deleted with a uid and resourceVersion precondition.
  */
 public final class KubernetesLeaseStore implements ForLifeLockStore {
+
+	/**
+	 * The annotation in which a lease-mode holder names the run of the container it runs in, for
+	 * followers to take over on the kubelet's word that it ended; each holder writes its own.
+	 */
+	public static final String HOLDER_INSTANCE_ANNOTATION = "leaderelection.io/holder-instance";
 
 	private static final String JSON = ApiCalls.JSON;
 
@@ -86,8 +94,25 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 
 	private final WindowsAnnotation windows;
 
+	/** Names the holder's container run in the Lease; {@code null} when this store's Leases name none. */
+	private final OwnContainer ownContainer;
+
+	private final HolderInstanceAnnotation holderInstance;
+
+	private final HolderExits holderExits;
+
 	KubernetesLeaseStore(KubernetesClient client, ApiCalls calls, Executor watchOpener, String namespace, String name,
 			Map<String, String> labels) {
+		this(client, calls, watchOpener, namespace, name, labels, null, null);
+	}
+
+	/**
+	 * @param ownContainer the run this process is, named in every version this store writes with a
+	 * holder; {@code null} to name none
+	 * @param pods where the runs other holders name are followed; {@code null} to follow none
+	 */
+	KubernetesLeaseStore(KubernetesClient client, ApiCalls calls, Executor watchOpener, String namespace, String name,
+			Map<String, String> labels, OwnContainer ownContainer, PodWatches pods) {
 		this.client = client;
 		this.calls = calls;
 		this.watchOpener = watchOpener;
@@ -101,6 +126,9 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 		this.objectUri = this.collectionUri + "/" + encode(name);
 		this.description = "Lease " + namespace + "/" + name;
 		this.windows = new WindowsAnnotation(this.serialization, this.description);
+		this.ownContainer = ownContainer;
+		this.holderInstance = new HolderInstanceAnnotation(this.serialization, this.description);
+		this.holderExits = (pods != null) ? new KubernetesHolderExits(this.holderInstance, pods) : HolderExits.NONE;
 		String api = (master.endsWith("/") ? master : master + "/") + "api/v1/";
 		this.podsUri = api + "namespaces/" + encode(namespace) + "/pods/";
 		this.nodesUri = api + "nodes/";
@@ -139,6 +167,11 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 		}
 		HttpRequest request = this.calls.request(this.objectUri, timeout).put(JSON, json(lease, record)).build();
 		return send("update", request, timeout).thenApply((response) -> stored("update", response));
+	}
+
+	@Override
+	public HolderExits holderExits() {
+		return this.holderExits;
 	}
 
 	@Override
@@ -288,6 +321,11 @@ public final class KubernetesLeaseStore implements ForLifeLockStore {
 		spec.setRenewTime(microTime(record.renewTime()));
 		spec.setLeaseTransitions(record.leaseTransitions());
 		this.windows.write(record.windows(), lease.getMetadata());
+		if (this.ownContainer != null) {
+			// every version of ours names the run that wrote it; a release, and a claim before this run is known, none
+			ContainerInstance own = record.hasHolder() ? this.ownContainer.instance() : null;
+			this.holderInstance.write((own != null) ? own.heldBy(record.holderIdentity()) : null, lease.getMetadata());
+		}
 		return this.serialization.asJson(lease);
 	}
 

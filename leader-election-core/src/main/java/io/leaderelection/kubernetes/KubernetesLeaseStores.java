@@ -1,6 +1,7 @@
 package io.leaderelection.kubernetes;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -50,6 +51,13 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 
 	private final Executor watchOpener;
 
+	/** The Pods holders run in, followed for the kubelet's word on their runs; {@code null} when not. */
+	private volatile PodWatches pods;
+
+	private volatile OwnContainer ownContainer;
+
+	private volatile String exitTakeoverNamespace;
+
 	/**
 	 * @param client the application's fabric8 client, whose configuration and HTTP client settings
 	 * the elector's own client is built with; it is not used for any call, and stays the
@@ -73,8 +81,39 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 
 	@Override
 	public KubernetesLeaseStore create(ElectionSettings election) {
+		boolean exitTakeover = election.forLife() == null && this.pods != null;
 		return new KubernetesLeaseStore(this.client, this.calls, this.watchOpener, election.namespace(),
-				election.leaseName(), LeaseLabels.of(election));
+				election.leaseName(), LeaseLabels.of(election), exitTakeover ? this.ownContainer : null,
+				exitTakeover ? this.pods : null);
+	}
+
+	/**
+	 * Takes Leases over at once on the kubelet's proof that their holder's process ended: the Leases
+	 * of lease-mode elections created from now on name the run of the container this process runs
+	 * in, read from its Pod's status once the kubelet reports it running, and their followers watch
+	 * the Pod of the run a holder names. Needs 'get' and 'watch' on 'pods'; without them, holders
+	 * are waited out for their lease duration as before, which is logged once.
+	 * @param podNamespace the namespace of the Pod this process runs in
+	 * @param podName the Pod this process runs in
+	 * @param container the container this process runs in; {@code null} for the Pod's only one
+	 */
+	public void takeOverOnExit(String podNamespace, String podName, String container) {
+		takeOverOnExit(podNamespace, podName, container, OwnContainer.pidNamespaceStart());
+	}
+
+	/**
+	 * As above, for a process that knows when its container started better than PID 1 of its PID
+	 * namespace tells (a Pod sharing one PID namespace, whose PID 1 is the Pod's; a test).
+	 * @param containerStartedNoEarlierThan when this process's container started, at the latest;
+	 * {@code null} when unknown: its Pod's status is then taken as this run's once it says running
+	 */
+	public void takeOverOnExit(String podNamespace, String podName, String container, Instant containerStartedNoEarlierThan) {
+		PodWatches watches = new PodWatches(this.client, this.calls, this.watchOpener);
+		OwnContainer own = new OwnContainer(podNamespace, podName, container, containerStartedNoEarlierThan);
+		this.pods = watches;
+		this.ownContainer = own;
+		this.exitTakeoverNamespace = podNamespace;
+		own.start(watches);
 	}
 
 	@Override
@@ -107,6 +146,11 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 		return new LeaderRoute(election.name(), slice, label, election.renewDeadline(), election.retryPeriod());
 	}
 
+	/** The namespace of the Pod this process runs in when exit takeover is on ({@link #takeOverOnExit}); {@code null} when off. */
+	public String exitTakeoverNamespace() {
+		return this.exitTakeoverNamespace;
+	}
+
 	/** The key of the label telling whether a Pod leads the election: {@code leaderelection.io/<election>}. */
 	public static String podLabel(String election) {
 		return "leaderelection.io/" + LeaseLabels.value(election);
@@ -132,6 +176,10 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 	/** Closes the elector's client: calls still under way fail, watches end. */
 	@Override
 	public void close() {
+		PodWatches watches = this.pods;
+		if (watches != null) {
+			watches.close();
+		}
 		this.client.close();
 	}
 

@@ -93,7 +93,7 @@ final class ChaosRun {
 	private static final Set<FaultKind> ALWAYS_AIMED_AT_LEADER = EnumSet.of(FaultKind.LEASE_DELETED,
 			FaultKind.LEASE_DELETED_CUT_OFF, FaultKind.FOLLOWER_CUT_WHILE_MISSING, FaultKind.FROZEN_WHILE_MISSING,
 			FaultKind.STEP_DOWN, FaultKind.DRAIN_TIMEOUT, FaultKind.PREFERRED_HOLDER, FaultKind.EVICTION,
-			FaultKind.CONTAINER_RESTART);
+			FaultKind.CONTAINER_RESTART, FaultKind.EXIT_REPORTED);
 
 	/**
 	 * Faults injected at random moments are at most this many times their mean interval apart, so
@@ -173,6 +173,9 @@ final class ChaosRun {
 
 	/** Kubernetes around the replicas, for life; {@code null} otherwise. */
 	private Pods pods;
+
+	/** In lease mode, where the kubelet's report of a process's end is injected: the Pods they run in. */
+	private ContainerPods containerPods;
 
 	/** The Leases the API server stores now, as it tells of them. */
 	private final Set<String> storedLeases = ConcurrentHashMap.newKeySet();
@@ -257,6 +260,9 @@ final class ChaosRun {
 			if (this.elector.forLife()) {
 				this.pods = Pods.start(this.server, this.elector.identityPrefix());
 			}
+			else if (this.mix.kinds().contains(FaultKind.EXIT_REPORTED)) {
+				this.containerPods = new ContainerPods(this.server);
+			}
 			long startedAt = System.nanoTime();
 			List<ReplicaSlot> starting = this.slots.subList(0, this.settings.replicas());
 			List<Injection> startGaps = (this.mix.kinds().contains(FaultKind.FOLLOWER_CUT_WHILE_MISSING)
@@ -282,6 +288,9 @@ final class ChaosRun {
 			this.processes.values().forEach(Process::kill);
 			if (this.pods != null) {
 				this.pods.close();
+			}
+			if (this.containerPods != null) {
+				this.containerPods.close();
 			}
 			this.slots.forEach(ReplicaSlot::close);
 			if (this.twin != null) {
@@ -530,6 +539,18 @@ final class ChaosRun {
 				stopReplica(target, false, magnitude < 0.5);
 				yield new Injection(kind, on + ", down " + down.toMillis() + " ms" + collection(magnitude < 0.5)
 						+ nextPod(either), target, down, () -> startProcess(target, either));
+			}
+			case EXIT_REPORTED -> {
+				Duration reportedAfter = millisBetween(draws, 100, 1000);
+				// its Pod is named after it (startProcess)
+				String pod = this.processes.get(target).candidate.identity();
+				stopProcess(target, false);
+				yield new Injection(kind, on + ", killed, its container reported terminated "
+						+ reportedAfter.toMillis() + " ms later, then a new process in a new Pod", target, reportedAfter,
+						() -> {
+							this.containerPods.terminated(pod);
+							startProcess(target, true);
+						});
 			}
 			case BLACK_HOLE -> {
 				Duration duration = millisBetween(draws, 200, 3000);
@@ -922,6 +943,12 @@ final class ChaosRun {
 				}
 			}
 		}
+		else if (this.containerPods != null) {
+			// in a Pod named after it, whose container the kubelet reports running
+			String identity = slot.nextIdentity(this.elector.identityPrefix());
+			this.containerPods.run(identity);
+			startProcess(slot, identity, identity, identity);
+		}
 		else {
 			String identity = slot.nextIdentity(this.elector.identityPrefix());
 			startProcess(slot, identity, identity);
@@ -929,9 +956,16 @@ final class ChaosRun {
 	}
 
 	private void startProcess(ReplicaSlot slot, String identity, String name) {
+		startProcess(slot, identity, name, null);
+	}
+
+	/** @param pod in lease mode, the Pod whose container it runs in; {@code null} for none */
+	private void startProcess(ReplicaSlot slot, String identity, String name, String pod) {
 		this.history.processStarted(name, slot.name(), identity);
-		Candidate candidate = this.elector.start(slot, identity, name, this.settings, this.history,
-				this.processSeeds.nextLong());
+		Candidate candidate = (pod != null)
+				? this.elector.startInPod(slot, identity, name, pod, this.settings, this.history,
+						this.processSeeds.nextLong())
+				: this.elector.start(slot, identity, name, this.settings, this.history, this.processSeeds.nextLong());
 		LeaderOnlyWorkload workload = LeaderOnlyWorkload.start(candidate, name, this.settings.electionNames(),
 				slot.pause(), this.history, this.processSeeds.nextLong());
 		this.processes.put(slot, new Process(slot, name, candidate, workload));

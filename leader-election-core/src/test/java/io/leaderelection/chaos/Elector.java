@@ -28,4 +28,14 @@ interface Elector {
 	Candidate start(ReplicaSlot slot, String identity, String process, ChaosSettings settings,
 			LeadershipHistory history, long seed);
 
+	/**
+	 * As {@link #start}, the process running in the given Pod's only container, which the kubelet
+	 * reports running: an elector that takes over on the kubelet's word that a leader's process
+	 * ended names that container's run in the Leases it holds; others ignore the Pod.
+	 */
+	default Candidate startInPod(ReplicaSlot slot, String identity, String process, String pod,
+			ChaosSettings settings, LeadershipHistory history, long seed) {
+		return start(slot, identity, process, settings, history, seed);
+	}
+
 }

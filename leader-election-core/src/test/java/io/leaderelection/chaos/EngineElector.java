@@ -77,7 +77,17 @@ final class EngineElector implements Elector {
 			ElectionSettings.ForLife inPod = new ElectionSettings.ForLife(identity, null);
 			elections = elections.stream().map((election) -> election.forLife(inPod)).toList();
 		}
-		return new EngineCandidate(slot, identity, process, elections, history, seed);
+		return new EngineCandidate(slot, identity, process, null, elections, history, seed);
+	}
+
+	/** In lease mode with exit takeover: the Leases it holds name its container's run. */
+	@Override
+	public Candidate startInPod(ReplicaSlot slot, String identity, String process, String pod, ChaosSettings settings,
+			LeadershipHistory history, long seed) {
+		if (this.forLife) {
+			return start(slot, identity, process, settings, history, seed);
+		}
+		return new EngineCandidate(slot, identity, process, pod, settings.electionSettings(), history, seed);
 	}
 
 	private static final class EngineCandidate implements Candidate {
@@ -112,8 +122,9 @@ final class EngineElector implements Elector {
 		/** Whether the process was stopped or killed; guarded by this. */
 		private boolean ended;
 
-		private EngineCandidate(ReplicaSlot slot, String identity, String process, List<ElectionSettings> elections,
-				LeadershipHistory history, long seed) {
+		/** @param pod the Pod it runs in, with exit takeover; {@code null} for none */
+		private EngineCandidate(ReplicaSlot slot, String identity, String process, String pod,
+				List<ElectionSettings> elections, LeadershipHistory history, long seed) {
 			this.identity = identity;
 			this.process = process;
 			this.history = history;
@@ -125,6 +136,9 @@ final class EngineElector implements Elector {
 					slot.pause().pausing(production.callbackExecutor()), new Random(seed));
 			this.stores = new KubernetesLeaseStores(this.client, slot.pause().pausing(this.threads.blockingCalls()),
 					this.threads.requests());
+			if (pod != null) {
+				this.stores.takeOverOnExit(ChaosSettings.NAMESPACE, pod, null, null);
+			}
 			this.engine = new ElectionEngine(this.identity, elections, this.stores, runtime,
 					List.of(new Recorder(), new Yielder()), this.calls, ChaosSettings.DRAIN_TIMEOUT);
 			if (elections.stream().anyMatch((election) -> election.forLife() != null)) {

@@ -118,7 +118,15 @@ enum FaultKind {
 	 * long enough for the others to spread its shards among them; then a new process with a new
 	 * identity joins in its place, and they hand shards over to it.
 	 */
-	REPLICA_LEAVES("replica leaves");
+	REPLICA_LEAVES("replica leaves"),
+
+	/**
+	 * Lease mode, each process in a Pod of its own whose only container the run reports running:
+	 * a replica's process dies, and 0.1–1 s later the kubelet reports its container terminated in
+	 * its Pod's status, which lets this project's followers take over at once (exit takeover); then
+	 * a new process starts in a new Pod.
+	 */
+	EXIT_REPORTED("abrupt stop, container reported terminated");
 
 	private final String label;
 

@@ -17,32 +17,36 @@ enum FaultMix {
 	 * Every kind but those that need Pods and those of balanced shards: the mix of this project's
 	 * lease mode and of fabric8, in the order of {@link FaultKind}, so that a seed draws the same
 	 * faults as before the for-life and shard kinds were added (not as before
-	 * {@link FaultKind#FOLLOWER_CUT_WHILE_MISSING} and {@link FaultKind#FROZEN_WHILE_MISSING}, which
-	 * it includes).
+	 * {@link FaultKind#FOLLOWER_CUT_WHILE_MISSING}, {@link FaultKind#FROZEN_WHILE_MISSING} and
+	 * {@link FaultKind#EXIT_REPORTED}, which it includes).
 	 */
 	LEASE(EnumSet.complementOf(EnumSet.of(FaultKind.EVICTION, FaultKind.CONTAINER_RESTART, FaultKind.REPLICA_JOINS,
 			FaultKind.REPLICA_LEAVES))),
 
 	/**
-	 * The faults of {@link #LEASE} that a real API server lets a run inject: all but three. The
+	 * The faults of {@link #LEASE} that a real API server lets a run inject: all but four. The
 	 * 500 answers to one replica ({@link FaultKind#SERVER_ERRORS}): a real server gives them only
 	 * when it fails. The gaps across an absence ({@link FaultKind#FOLLOWER_CUT_WHILE_MISSING},
 	 * {@link FaultKind#FROZEN_WHILE_MISSING}): they time the cut or the freeze on the answer to a
 	 * read, which the mock server tells before the replica receives it, a real server's audit log
 	 * after. And {@link FaultKind#PREFERRED_HOLDER}: the API server drops {@code spec.preferredHolder}
 	 * and {@code spec.strategy} from every write unless its CoordinatedLeaderElection feature gate
-	 * is on (beta, off by default, in Kubernetes 1.36), so a foreign writer cannot set them.
+	 * is on (beta, off by default, in Kubernetes 1.36), so a foreign writer cannot set them. And
+	 * {@link FaultKind#EXIT_REPORTED}, whose Pods the control-plane run does not create
+	 * (`ExitTakeoverTests` of the control-plane tests covers it there).
 	 */
 	CONTROL_PLANE(EnumSet.complementOf(EnumSet.of(FaultKind.EVICTION, FaultKind.CONTAINER_RESTART,
 			FaultKind.REPLICA_JOINS, FaultKind.REPLICA_LEAVES, FaultKind.SERVER_ERRORS,
-			FaultKind.FOLLOWER_CUT_WHILE_MISSING, FaultKind.FROZEN_WHILE_MISSING, FaultKind.PREFERRED_HOLDER))),
+			FaultKind.FOLLOWER_CUT_WHILE_MISSING, FaultKind.FROZEN_WHILE_MISSING, FaultKind.PREFERRED_HOLDER,
+			FaultKind.EXIT_REPORTED))),
 
 	/**
-	 * Balanced shards: every kind of {@link #LEASE}, and replicas joining
+	 * Balanced shards: every kind of {@link #LEASE} but {@link FaultKind#EXIT_REPORTED}, and replicas joining
 	 * ({@link FaultKind#REPLICA_JOINS}) and leaving ({@link FaultKind#REPLICA_LEAVES}) the
 	 * group, so that the members hand shards over to each other while the other faults strike.
 	 */
-	SHARDED(EnumSet.complementOf(EnumSet.of(FaultKind.EVICTION, FaultKind.CONTAINER_RESTART))),
+	SHARDED(EnumSet.complementOf(EnumSet.of(FaultKind.EVICTION, FaultKind.CONTAINER_RESTART,
+			FaultKind.EXIT_REPORTED))),
 
 	/**
 	 * A user's cluster, as an application on the starter meets it: cuts of the leader and of
@@ -56,7 +60,7 @@ enum FaultMix {
 			FaultKind.DRAIN_TIMEOUT, FaultKind.FOLLOWER_CUT_WHILE_MISSING, FaultKind.FROZEN_WHILE_MISSING)),
 
 	/**
-	 * Leader-for-life: every kind but five.
+	 * Leader-for-life: every kind but these.
 	 * <ul>
 	 * <li>{@link FaultKind#DUPLICATE_IDENTITY}, a lease-mode fault: a for-life holder's identity is
 	 * its Pod's name, which Kubernetes keeps unique in a namespace, and a Pod runs one process of
@@ -73,11 +77,12 @@ enum FaultMix {
 	 * they delete a lock under a live leader that a follower cannot have seen held, the limit
 	 * {@link #deletesLocksOnlyOnceSeen()} keeps out.</li>
 	 * </ul>
-	 * (Nor the kinds of balanced shards, {@link #SHARDED}.)
+	 * (Nor the kinds of balanced shards, {@link #SHARDED}, nor {@link FaultKind#EXIT_REPORTED}, lease
+	 * mode's takeover on the kubelet's word: for life has {@link FaultKind#EVICTION}.)
 	 */
 	FOR_LIFE(EnumSet.complementOf(EnumSet.of(FaultKind.DUPLICATE_IDENTITY, FaultKind.PREFERRED_HOLDER,
 			FaultKind.CLOCK_SHIFT, FaultKind.FOLLOWER_CUT_WHILE_MISSING, FaultKind.FROZEN_WHILE_MISSING,
-			FaultKind.REPLICA_JOINS, FaultKind.REPLICA_LEAVES)));
+			FaultKind.REPLICA_JOINS, FaultKind.REPLICA_LEAVES, FaultKind.EXIT_REPORTED)));
 
 	/**
 	 * Faults never held together with others, in any mix: they disturb every replica's

@@ -26,6 +26,7 @@ import io.leaderelection.chaos.ChaosOutcome.LeaseWrites;
 import io.leaderelection.chaos.ChaosOutcome.Overlaps;
 import io.leaderelection.chaos.ChaosOutcome.Spread;
 import io.leaderelection.chaos.ChaosOutcome.Violations;
+import io.leaderelection.kubernetes.KubernetesLeaseStore;
 
 /**
  * Everything that happened in a chaos run, on the JVM's monotonic clock that every replica
@@ -705,7 +706,11 @@ final class LeadershipHistory {
 		static LeaseVersion of(Lease lease) {
 			ObjectMeta metadata = (lease.getMetadata() != null) ? lease.getMetadata() : new ObjectMeta();
 			LeaseSpec spec = (lease.getSpec() != null) ? lease.getSpec() : new LeaseSpec();
-			return new LeaseVersion(spec.getHolderIdentity(), metadata.getLabels(), metadata.getAnnotations(),
+			// the run a holder names is the holder's own, each holder writing its own over the one before
+			Map<String, String> annotations = (metadata.getAnnotations() != null)
+					? new HashMap<>(metadata.getAnnotations()) : new HashMap<>();
+			annotations.remove(KubernetesLeaseStore.HOLDER_INSTANCE_ANNOTATION);
+			return new LeaseVersion(spec.getHolderIdentity(), metadata.getLabels(), annotations,
 					spec.getPreferredHolder(), spec.getStrategy());
 		}
 

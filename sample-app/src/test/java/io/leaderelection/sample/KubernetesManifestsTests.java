@@ -90,7 +90,7 @@ class KubernetesManifestsTests {
 	 */
 	private static final Map<String, Set<String>> FOR_LIFE_RULES = Map.of("coordination.k8s.io/leases",
 			Set.of("get", "create", "update", "watch", "list", "delete"), "/events", Set.of("create"), "/pods",
-			Set.of("get", "patch"), "discovery.k8s.io/endpointslices", Set.of("get", "create", "update"), "/services",
+			Set.of("get", "watch", "patch"), "discovery.k8s.io/endpointslices", Set.of("get", "create", "update"), "/services",
 			Set.of("get"));
 
 	/** The Service every replica serves, leader or not. */

@@ -30,6 +30,7 @@ import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
 import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
 import org.springframework.integration.leader.event.LeaderEventPublisher;
+import org.springframework.util.StringUtils;
 
 /**
  * Auto-configuration of leader election: one {@link LeaderElector} for every configured
@@ -124,10 +125,24 @@ public class LeaderElectionAutoConfiguration {
 			return new KubernetesClientBuilder().build();
 		}
 
+		/**
+		 * With exit takeover ({@code leader.election.exit-takeover.*}) where the replica runs in a
+		 * Pod: POD_NAME and POD_NAMESPACE name it.
+		 */
 		@Bean
 		@ConditionalOnMissingBean(LeaseStoreFactory.class)
-		KubernetesLeaseStores kubernetesLeaseStores(KubernetesClient kubernetesClient, LeaderElectionThreads threads) {
-			return new KubernetesLeaseStores(kubernetesClient, threads.blockingCalls(), threads.requests());
+		KubernetesLeaseStores kubernetesLeaseStores(KubernetesClient kubernetesClient, LeaderElectionThreads threads,
+				LeaderElectionProperties properties, Environment environment) {
+			KubernetesLeaseStores stores = new KubernetesLeaseStores(kubernetesClient, threads.blockingCalls(),
+					threads.requests());
+			LeaderElectionProperties.ExitTakeover exitTakeover = properties.getExitTakeover();
+			String podName = environment.getProperty("POD_NAME");
+			String podNamespace = environment.getProperty("POD_NAMESPACE");
+			if (exitTakeover.isEnabled() && StringUtils.hasText(podName) && StringUtils.hasText(podNamespace)) {
+				stores.takeOverOnExit(podNamespace, podName,
+						StringUtils.hasText(exitTakeover.getContainer()) ? exitTakeover.getContainer() : null);
+			}
+			return stores;
 		}
 
 	}

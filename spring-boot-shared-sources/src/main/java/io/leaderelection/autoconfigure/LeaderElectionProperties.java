@@ -93,6 +93,8 @@ public class LeaderElectionProperties {
 
 	private final Events events = new Events();
 
+	private final ExitTakeover exitTakeover = new ExitTakeover();
+
 	private final ForLife forLife = new ForLife();
 
 	private final ConfigMapMigration configMapMigration = new ConfigMapMigration();
@@ -230,6 +232,10 @@ public class LeaderElectionProperties {
 
 	public Events getEvents() {
 		return this.events;
+	}
+
+	public ExitTakeover getExitTakeover() {
+		return this.exitTakeover;
 	}
 
 	public ShedLock getShedlock() {
@@ -530,6 +536,39 @@ public class LeaderElectionProperties {
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * Takeover of a lease-mode Lease as soon as the kubelet reports its holder's process ended, instead of a lease duration later.
+	 */
+	public static class ExitTakeover {
+
+		/**
+		 * Whether, in a Pod (POD_NAME and POD_NAMESPACE set) with 'get' and 'watch' on 'pods', to name this replica's container run in the Leases it holds, and to take a Lease over at once when its holder's Pod status reports that run terminated or restarted.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * The container this process runs in, for a Pod with several (sidecars). Defaults to the Pod's only container; among several unnamed, the Leases name no run and are waited out.
+		 */
+		private String container;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getContainer() {
+			return this.container;
+		}
+
+		public void setContainer(String container) {
+			this.container = container;
 		}
 
 	}

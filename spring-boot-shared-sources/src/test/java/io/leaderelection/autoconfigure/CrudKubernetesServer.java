@@ -149,6 +149,41 @@ public final class CrudKubernetesServer implements AutoCloseable, AfterAllCallba
 	}
 
 	/**
+	 * Creates a Pod with one container, reported running by the kubelet at restartCount 0, as the
+	 * one a replica runs in; returns its uid.
+	 */
+	public String runContainer(String namespace, String name, String container) {
+		return this.client.pods()
+			.inNamespace(namespace)
+			.resource(new PodBuilder().withNewMetadata()
+				.withNamespace(namespace)
+				.withName(name)
+				.endMetadata()
+				.withNewSpec()
+				.addNewContainer()
+				.withName(container)
+				.withImage("orders")
+				.endContainer()
+				.endSpec()
+				.withNewStatus()
+				.withPhase("Running")
+				.addNewContainerStatus()
+				.withName(container)
+				.withRestartCount(0)
+				.withNewState()
+				.withNewRunning()
+				.withStartedAt(java.time.Instant.now().toString())
+				.endRunning()
+				.endState()
+				.endContainerStatus()
+				.endStatus()
+				.build())
+			.create()
+			.getMetadata()
+			.getUid();
+	}
+
+	/**
 	 * Creates a running Pod whose {@code Ready} condition is true, as the kubelet reports one
 	 * that passes its readiness probe; returns its uid.
 	 */

@@ -80,7 +80,20 @@ public class LeaderElectionPermissions implements SmartLifecycle {
 	 */
 	static Map<String, Set<ElectorFeature>> features(LeaderElectionSettings settings,
 			LeaderElectionProperties properties, boolean events, boolean routes) {
+		return features(settings, properties, events, routes, null);
+	}
+
+	/**
+	 * As above, with exit takeover's in the namespace of the replica's Pod.
+	 * @param exitTakeoverNamespace the namespace of the replica's Pod, where exit takeover reads
+	 * Pods; {@code null} when it is off
+	 */
+	static Map<String, Set<ElectorFeature>> features(LeaderElectionSettings settings,
+			LeaderElectionProperties properties, boolean events, boolean routes, String exitTakeoverNamespace) {
 		Map<String, Set<ElectorFeature>> features = new LinkedHashMap<>();
+		if (exitTakeoverNamespace != null && settings.elections().stream().anyMatch((election) -> election.forLife() == null)) {
+			features.put(exitTakeoverNamespace, EnumSet.of(ElectorFeature.EXIT_TAKEOVER));
+		}
 		for (ElectionSettings election : settings.elections()) {
 			Set<ElectorFeature> used = features.computeIfAbsent(election.namespace(),
 					(namespace) -> EnumSet.noneOf(ElectorFeature.class));

@@ -40,7 +40,8 @@ public class LeaderElectionPermissionsAutoConfiguration {
 			.orElseThrow();
 		return new LeaderElectionPermissions(kubernetesLeaseStores,
 				Permission.neededBy(LeaderElectionPermissions.features(settings, properties,
-						events.getIfAvailable() != null, routes.getIfAvailable() != null)),
+						events.getIfAvailable() != null, routes.getIfAvailable() != null,
+						kubernetesLeaseStores.exitTakeoverNamespace())),
 				properties.getPermissionCheck(), timeout);
 	}
 

@@ -149,6 +149,34 @@ class LeaderElectionPermissionsTests {
 	}
 
 	@Test
+	void exitTakeoverInAPodAsksForGetAndWatchOnPodsAndWithoutThemOnlyWarns(CapturedOutput output) {
+		grant(LEASE_MODE);
+		this.contextRunner.withPropertyValues("POD_NAME=orders-7d9f-abcde", "POD_NAMESPACE=permissions")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(this.asked).contains("/pods get permissions", "/pods watch permissions");
+				assertThat(context.getBean(LeaderElectionPermissions.class).missing()).extracting(Permission::verb)
+					.containsExactly("get", "watch");
+				assertThat(output).contains("Leader election may not 'watch' on 'pods' (core API group) in namespace "
+						+ "'permissions', needed by takeover when a leader's process ends "
+						+ "(leader.election.exit-takeover.enabled): followers wait out a crashed leader's Lease for "
+						+ "its lease duration");
+			});
+	}
+
+	@Test
+	void exitTakeoverSwitchedOffOrOutsideAPodIsNotAskedFor() {
+		grant(LEASE_MODE);
+		this.contextRunner
+			.withPropertyValues("POD_NAME=orders-7d9f-abcde", "POD_NAMESPACE=permissions",
+					"leader.election.exit-takeover.enabled=false")
+			.run((context) -> assertThat(this.asked).containsExactlyInAnyOrderElementsOf(LEASE_MODE));
+		this.asked.clear();
+		this.contextRunner.withPropertyValues("POD_NAME=orders-7d9f-abcde")
+			.run((context) -> assertThat(this.asked).containsExactlyInAnyOrderElementsOf(LEASE_MODE));
+	}
+
+	@Test
 	void warnLogsEachMissingPermissionAndTurnsHealthDownWhileTheElectorRuns(CapturedOutput output) {
 		grant(Set.of("coordination.k8s.io/leases get permissions", "coordination.k8s.io/leases watch permissions",
 				"/events create permissions"));
