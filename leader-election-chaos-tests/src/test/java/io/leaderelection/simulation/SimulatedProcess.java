@@ -57,6 +57,11 @@ final class SimulatedProcess implements MonotonicClock, ElectionScheduler, Elect
 
 	private long pausedUntil;
 
+	/** A pause to come after this many more steps of this process, so that pauses fall between any two steps. */
+	private int stepsBeforePause = -1;
+
+	private long pauseToCome;
+
 	SimulatedProcess(Simulation world, int slot, int generation, double rate, long seed) {
 		this.world = world;
 		this.loop = world.loop();
@@ -139,6 +144,9 @@ final class SimulatedProcess implements MonotonicClock, ElectionScheduler, Elect
 	/** After every step this process ran: its gate may have opened, moved or closed. */
 	void afterStep() {
 		this.world.checks().gateAfterStep(this);
+		if (this.stepsBeforePause >= 0 && this.stepsBeforePause-- == 0) {
+			pause(this.pauseToCome);
+		}
 	}
 
 	// ---- life
@@ -151,7 +159,14 @@ final class SimulatedProcess implements MonotonicClock, ElectionScheduler, Elect
 		scheduleWindowedCall();
 	}
 
+	/** Pauses the process right after the given number of its next steps, wherever they are. */
+	void pauseAfterSteps(int steps, long forNanos) {
+		this.stepsBeforePause = steps;
+		this.pauseToCome = forNanos;
+	}
+
 	void pause(long forNanos) {
+		this.world.paused(this, forNanos);
 		this.world.checks().paused(this);
 		this.pausedUntil = Math.max(this.pausedUntil, this.loop.now() + forNanos);
 	}

@@ -77,7 +77,7 @@ final class Simulation {
 		this.durationNanos = duration.toNanos();
 		this.quietFromNanos = this.durationNanos - Math.min(30_000_000_000L, this.durationNanos / 3);
 		this.random = new SplittableRandom(seed);
-		int replicas = 2 + this.random.nextInt(3);
+		int replicas = 2 + this.random.nextInt(4);
 		int instances = 1 + this.random.nextInt(3);
 		this.network = new Network(this.random.split(), replicas, instances);
 		this.server = new ApiServerModel(this.loop, this.network, this.trace, instances);
@@ -181,7 +181,7 @@ final class Simulation {
 	private void planFaults() {
 		Fault[] kinds = Fault.values();
 		Fault alone = (this.random.nextInt(4) == 0) ? kinds[this.random.nextInt(kinds.length)] : null;
-		long meanGap = 500_000_000L + this.random.nextLong(5_000_000_000L);
+		long meanGap = 200_000_000L + this.random.nextLong(4_000_000_000L);
 		long at = this.random.nextLong(meanGap);
 		while (at < this.quietFromNanos - LONGEST_FAULT_NANOS) {
 			Fault kind = (alone != null) ? alone : kinds[this.random.nextInt(kinds.length)];
@@ -198,6 +198,8 @@ final class Simulation {
 			case PAUSE -> (this.random.nextInt(3) == 0) ? this.random.nextLong(3_000_000_000L)
 					: this.random.nextLong(300_000_000L);
 			case CRASH, SHUTDOWN -> 200_000_000L + this.random.nextLong(5_000_000_000L);
+			case NOT_READY -> (this.random.nextBoolean()) ? this.random.nextLong(300_000_000L)
+					: this.random.nextLong(3_000_000_000L);
 			default -> 50_000_000L + this.random.nextLong(
 					(this.random.nextInt(3) == 0) ? LONGEST_FAULT_NANOS - 50_000_000L : 2_000_000_000L);
 		};
@@ -211,7 +213,9 @@ final class Simulation {
 		}
 		String who = (process != null) ? process.identity() : kind.targetsInstance() ? "api-" + target : "world";
 		this.trace.add(this.loop.now(), who, kind + " for " + Checks.millis(duration));
-		this.episodes.add(new Episode(kind, target, this.loop.now(), this.loop.now() + duration));
+		if (kind != Fault.PAUSE) {
+			this.episodes.add(new Episode(kind, target, this.loop.now(), this.loop.now() + duration));
+		}
 		switch (kind) {
 			case CUT_REPLICA -> during(duration, this.network.replicaCuts, target);
 			case SLOW_REPLICA -> during(duration, this.network.replicaSlowdowns, target);
@@ -230,7 +234,7 @@ final class Simulation {
 				this.loop.after(duration, null, () -> this.network.laggingCacheEpisodes--);
 			}
 			case END_WATCHES -> this.server.endWatches(target);
-			case PAUSE -> process.pause(duration);
+			case PAUSE -> process.pauseAfterSteps(this.random.nextInt(20), duration);
 			case CRASH -> {
 				process.crash();
 				this.loop.after(duration, null, () -> spawn(target));
@@ -247,6 +251,12 @@ final class Simulation {
 			}
 			case EDIT_LABELS -> this.server.editLabels(ELECTION.leaseName());
 		}
+	}
+
+	/** A pause drawn earlier begins now, after the steps it waited for. */
+	void paused(SimulatedProcess process, long duration) {
+		this.trace.add(this.loop.now(), process.identity(), "paused for " + Checks.millis(duration));
+		this.episodes.add(new Episode(Fault.PAUSE, process.slot(), this.loop.now(), this.loop.now() + duration));
 	}
 
 	private void during(long duration, int[] counts, int target) {
