@@ -115,10 +115,16 @@ final class SimulatedProcess implements MonotonicClock, ElectionScheduler, Elect
 		return at;
 	}
 
+	/**
+	 * Runs the task after the delay on this clock, and late by up to the seed's dispatch jitter:
+	 * the engine's scheduler has two threads, so of the tasks due about the same time either may
+	 * run first.
+	 */
 	@Override
 	public Cancellable schedule(Runnable task, long delayNanos) {
 		long due = trueTimeOf(nanoTime() + Math.max(0, delayNanos));
-		return this.loop.at(due, this, task)::cancel;
+		long jitter = this.world.dispatchJitterNanos();
+		return this.loop.at(due + ((jitter > 0) ? this.random.nextLong(jitter) : 0), this, task)::cancel;
 	}
 
 	private Clock wallClock() {

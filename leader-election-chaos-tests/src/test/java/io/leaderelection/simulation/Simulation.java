@@ -72,6 +72,9 @@ final class Simulation {
 	/** Whether the processes' clocks run off true time (most seeds) or all exactly. */
 	private final boolean driftingClocks;
 
+	/** How late a process's task may run, so that tasks due about the same time run in either order. */
+	private final long dispatchJitterNanos;
+
 	Simulation(long seed, Duration duration) {
 		this.seed = seed;
 		this.durationNanos = duration.toNanos();
@@ -85,6 +88,7 @@ final class Simulation {
 		this.processes = new SimulatedProcess[replicas];
 		this.generations = new int[replicas];
 		this.driftingClocks = this.random.nextInt(5) != 0;
+		this.dispatchJitterNanos = (this.random.nextInt(4) == 0) ? 0 : this.random.nextLong(3_000_000L);
 	}
 
 	// ---- what the parts share
@@ -103,6 +107,10 @@ final class Simulation {
 
 	ElectionSettings settings() {
 		return ELECTION;
+	}
+
+	long dispatchJitterNanos() {
+		return this.dispatchJitterNanos;
 	}
 
 	Duration drainTimeout() {

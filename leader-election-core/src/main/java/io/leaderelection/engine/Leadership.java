@@ -55,6 +55,9 @@ final class Leadership {
 	/** Why gated work failed to start at the last grant; {@code null} when it started. */
 	private volatile String gatedWorkFailure;
 
+	/** Whether the gated work was started and not stopped since; only read and written on the work lane. */
+	private boolean workStarted;
+
 	/** The last release of our own accord; {@code null} before the first. */
 	private volatile Release lastRelease;
 
@@ -127,7 +130,7 @@ final class Leadership {
 	 */
 	void grant(Term won, long now) {
 		this.term = won;
-		this.workLane.execute(this::startWork);
+		this.workLane.execute(() -> startWork(won));
 		this.listener.granted(this.election, won.fencingToken(), now);
 	}
 
@@ -172,7 +175,10 @@ final class Leadership {
 		CompletableFuture<Void> stopped = new CompletableFuture<>();
 		this.workLane.execute(() -> {
 			try {
-				this.work.stop(this.election);
+				if (this.workStarted) {
+					this.workStarted = false;
+					this.work.stop(this.election);
+				}
 			}
 			finally {
 				stopped.complete(null);
@@ -451,8 +457,19 @@ final class Leadership {
 		}
 	}
 
-	private void startWork() {
+	/**
+	 * Starts the gated work of the term granted, unless its gate has closed by the time the work
+	 * lane gets to it (the process paused, or a stop blocked the lane): another replica may lead
+	 * by then. The stop the gate's closing queued then finds nothing started.
+	 */
+	private void startWork(Term won) {
+		Term held = this.term;
+		if (held == null || held.number() != won.number() || !isLeader(this.loop.now())) {
+			logger.debug("Gated work of election '{}' not started: the gate of its term closed first", this.election);
+			return;
+		}
 		try {
+			this.workStarted = true;
 			this.work.start(this.election);
 			this.gatedWorkFailure = null;
 		}
