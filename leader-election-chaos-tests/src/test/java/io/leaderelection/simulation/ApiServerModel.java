@@ -44,6 +44,8 @@ final class ApiServerModel {
 
 	private final Trace trace;
 
+	private final Checks checks;
+
 	private final Instance[] instances;
 
 	private final Map<String, LeaseRecord> stored = new LinkedHashMap<>();
@@ -56,11 +58,12 @@ final class ApiServerModel {
 
 	private long objects;
 
-	ApiServerModel(EventLoop loop, Network network, Trace trace, int instanceCount) {
+	ApiServerModel(EventLoop loop, Network network, Trace trace, Checks checks, int instanceCount) {
 		this.loop = loop;
 		this.network = network;
 		this.random = network.random();
 		this.trace = trace;
+		this.checks = checks;
 		this.instances = new Instance[instanceCount];
 		for (int index = 0; index < instanceCount; index++) {
 			// a cache that keeps only a few revisions answers resumed watches with 410 Gone often
@@ -172,7 +175,11 @@ final class ApiServerModel {
 		if (!current.resourceVersion().equals(record.resourceVersion())) {
 			throw new LeaseConflictException("update", "Lease " + lease, "409 the object has been modified");
 		}
-		return commit(lease, record, current.uid(), "updated by " + by);
+		LeaseRecord written = commit(lease, record, current.uid(), "updated by " + by);
+		if (current.isHeldBy(by) && !written.hasHolder()) {
+			this.checks.released(by);
+		}
+		return written;
 	}
 
 	/** What the instance's watch cache shows of the Lease at the given moment; {@code null} when missing. */

@@ -18,8 +18,8 @@ import io.leaderelection.engine.RevocationCause;
  * <li>never leader work of two terms under way at once: cooperative steps (each shorter than the
  * lease duration less the renew deadline, started only with the gate open) and the gated work the
  * engine starts on a grant and stops when the gate closes, always; opaque calls (up to the drain
- * timeout, which no gate stops) only when their term ended of its own accord, which drains them
- * before the release. Work stretched by a pause of its process counts until the pause began: what
+ * timeout, which no gate stops) against work that began after their process released the Lease,
+ * as a release waits for them. Work stretched by a pause of its process counts until the pause began: what
  * it does after is what fencing tokens are for;
  * <li>gated work started twice in one process without a stop between;
  * <li>fencing tokens of the election strictly rising with every grant;
@@ -63,6 +63,9 @@ final class Checks {
 	private final Map<String, Long> leaderlessByCause = new TreeMap<>();
 
 	private long grants;
+
+	/** When each process wrote a release of the Lease it held, by identity. */
+	private final Map<String, List<Long>> releases = new LinkedHashMap<>();
 
 	/** When foreign clients deleted the Lease: a deletion takes the windows recorded in it along. */
 	private final List<Long> deletions = new ArrayList<>();
@@ -159,6 +162,10 @@ final class Checks {
 		Long token = this.lastTokens.get(process.identity());
 		this.revocations.put(process.identity() + "/" + token, cause);
 		this.trace.add(now(), process.identity(), "revoked: " + cause);
+	}
+
+	void released(String identity) {
+		this.releases.computeIfAbsent(identity, (ignored) -> new ArrayList<>()).add(now());
 	}
 
 	void leaseDeleted() {
@@ -281,7 +288,7 @@ final class Checks {
 			Work first = sorted.get(one);
 			for (int other = one + 1; other < sorted.size() && sorted.get(other).start < first.end; other++) {
 				Work second = sorted.get(other);
-				if (second.sameTermAs(first) || second.end <= second.start || unchecked(first) || unchecked(second)) {
+				if (second.sameTermAs(first) || second.end <= second.start || unchecked(first, second)) {
 					continue;
 				}
 				violation(second.start, "leader work of two terms under way at once: " + first + " and " + second);
@@ -290,14 +297,17 @@ final class Checks {
 		}
 	}
 
-	/** An opaque call of a term lost, not given up: nothing drains it, and its overlap is for fencing tokens to catch. */
-	private boolean unchecked(Work work) {
-		if (work.kind != Kind.OPAQUE_CALL) {
+	/**
+	 * An opaque call is checked against work that began after its process released the Lease:
+	 * a release waits for it. Of a term lost instead (expired, deleted, or left to expire when
+	 * the drain ran out), nothing waits for it, and its overlap is for fencing tokens to catch.
+	 */
+	private boolean unchecked(Work opaque, Work later) {
+		if (opaque.kind != Kind.OPAQUE_CALL) {
 			return false;
 		}
-		RevocationCause cause = this.revocations.get(work.identity + "/" + work.token);
-		return cause != RevocationCause.STEPPED_DOWN && cause != RevocationCause.SHUTDOWN
-				&& cause != RevocationCause.NOT_READY;
+		List<Long> released = this.releases.getOrDefault(opaque.identity, List.of());
+		return released.stream().noneMatch((at) -> opaque.start <= at && at <= later.start);
 	}
 
 	private void checkWindows() {

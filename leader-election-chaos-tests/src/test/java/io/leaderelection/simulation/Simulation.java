@@ -17,7 +17,10 @@ import io.leaderelection.engine.RevocationCause;
  * the run, in which none are. {@link Checks} checks every run.
  * <p>
  * Timings are those of the chaos suite, scaled down from client-go's: lease duration 1 s, renew
- * deadline 666 ms, retry period 133 ms, renewals every 333 ms, drain timeout 400 ms.
+ * deadline 666 ms, retry period 133 ms, renewals every 333 ms; the drain timeout is drawn per seed
+ * between 400 ms and 2 s, shorter or longer than the lease duration (the default, 20 s, is longer
+ * than client-go's 15 s), so that a term lost while its drain waits may be followed by a new one
+ * of the same process before the drain ends.
  */
 final class Simulation {
 
@@ -33,8 +36,6 @@ final class Simulation {
 	static final Duration RETRY_PERIOD = Duration.ofMillis(133);
 
 	static final Duration RENEW_PERIOD = Duration.ofMillis(333);
-
-	private static final Duration DRAIN_TIMEOUT = Duration.ofMillis(400);
 
 	private static final ElectionSettings ELECTION = new ElectionSettings("default", "simulation", "lease",
 			LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD)
@@ -75,6 +76,8 @@ final class Simulation {
 	/** How late a process's task may run, so that tasks due about the same time run in either order. */
 	private final long dispatchJitterNanos;
 
+	private final Duration drainTimeout;
+
 	Simulation(long seed, Duration duration) {
 		this.seed = seed;
 		this.durationNanos = duration.toNanos();
@@ -83,12 +86,13 @@ final class Simulation {
 		int replicas = 2 + this.random.nextInt(4);
 		int instances = 1 + this.random.nextInt(3);
 		this.network = new Network(this.random.split(), replicas, instances);
-		this.server = new ApiServerModel(this.loop, this.network, this.trace, instances);
 		this.checks = new Checks(this, this.trace);
+		this.server = new ApiServerModel(this.loop, this.network, this.trace, this.checks, instances);
 		this.processes = new SimulatedProcess[replicas];
 		this.generations = new int[replicas];
 		this.driftingClocks = this.random.nextInt(5) != 0;
 		this.dispatchJitterNanos = (this.random.nextInt(4) == 0) ? 0 : this.random.nextLong(3_000_000L);
+		this.drainTimeout = Duration.ofMillis(400 + this.random.nextInt(1600));
 	}
 
 	// ---- what the parts share
@@ -114,7 +118,7 @@ final class Simulation {
 	}
 
 	Duration drainTimeout() {
-		return DRAIN_TIMEOUT;
+		return this.drainTimeout;
 	}
 
 	/** A cooperative step's longest: a quarter of the lease duration less the renew deadline. */
@@ -285,7 +289,7 @@ final class Simulation {
 			}
 		};
 		process.engine.stop(true).whenComplete((ignored, failure) -> exit.run());
-		process.schedule(exit, DRAIN_TIMEOUT.plus(RENEW_DEADLINE).toNanos() + 500_000_000L);
+		process.schedule(exit, this.drainTimeout.plus(RENEW_DEADLINE).toNanos() + 500_000_000L);
 	}
 
 	private int leaderSlotOr(int drawn) {
