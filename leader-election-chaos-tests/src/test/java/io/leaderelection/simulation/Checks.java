@@ -64,6 +64,9 @@ final class Checks {
 
 	private long grants;
 
+	/** The longest the election went without a leader once faults had stopped. */
+	private long longestLeaderlessAfterFaults;
+
 	/** When each process wrote a release of the Lease it held, by identity. */
 	private final Map<String, List<Long>> releases = new LinkedHashMap<>();
 
@@ -85,6 +88,10 @@ final class Checks {
 
 	long grants() {
 		return this.grants;
+	}
+
+	long longestLeaderlessAfterFaults() {
+		return this.longestLeaderlessAfterFaults;
 	}
 
 	private long now() {
@@ -364,6 +371,9 @@ final class Checks {
 
 	private void leaderless(long from, long to, String cause, long quietFrom, long bound) {
 		this.leaderlessByCause.merge(cause, to - from, Long::sum);
+		if (to > quietFrom) {
+			this.longestLeaderlessAfterFaults = Math.max(this.longestLeaderlessAfterFaults, to - Math.max(from, quietFrom));
+		}
 		if (to > quietFrom && to - Math.max(from, quietFrom) > bound) {
 			violation(Math.max(from, quietFrom), "no leader for " + millis(to - Math.max(from, quietFrom))
 					+ " after faults stopped at " + millis(quietFrom) + " (bound " + millis(bound) + ")");

@@ -5,7 +5,7 @@ import java.util.Map;
 
 /** What a run of one seed showed. */
 record Outcome(long seed, long simulatedNanos, List<Checks.Violation> violations, Trace trace, long events,
-		long grants, Map<String, Long> leaderlessByCause) {
+		long grants, Map<String, Long> leaderlessByCause, long longestLeaderlessAfterFaults) {
 
 	boolean failed() {
 		return !this.violations.isEmpty();

@@ -151,7 +151,10 @@ final class SimulatedProcess implements MonotonicClock, ElectionScheduler, Elect
 	void afterStep() {
 		this.world.checks().gateAfterStep(this);
 		if (this.stepsBeforePause >= 0 && this.stepsBeforePause-- == 0) {
-			pause(this.pauseToCome);
+			long until = Math.min(this.loop.now() + this.pauseToCome, this.world.quietFromNanos());
+			if (until > this.loop.now()) {
+				pause(until - this.loop.now());
+			}
 		}
 	}
 

@@ -174,7 +174,8 @@ final class Simulation {
 		}
 		this.checks.finish(this.durationNanos, live);
 		return new Outcome(this.seed, this.durationNanos, List.copyOf(this.checks.violations()), this.trace,
-				this.loop.eventsRun(), this.checks.grants(), Map.copyOf(this.checks.leaderlessByCause()));
+				this.loop.eventsRun(), this.checks.grants(), Map.copyOf(this.checks.leaderlessByCause()),
+				this.checks.longestLeaderlessAfterFaults());
 	}
 
 	private void spawn(int slot) {
@@ -195,14 +196,23 @@ final class Simulation {
 		Fault alone = (this.random.nextInt(4) == 0) ? kinds[this.random.nextInt(kinds.length)] : null;
 		long meanGap = 200_000_000L + this.random.nextLong(4_000_000_000L);
 		long at = this.random.nextLong(meanGap);
-		while (at < this.quietFromNanos - LONGEST_FAULT_NANOS) {
+		while (at < this.quietFromNanos) {
 			Fault kind = (alone != null) ? alone : kinds[this.random.nextInt(kinds.length)];
-			long duration = drawDuration(kind);
+			// every fault is over when faults stop: the liveness bound counts from that moment
+			long duration = Math.min(drawDuration(kind), this.quietFromNanos - at - shutdownNanos(kind));
+			if (duration < 0) {
+				break;
+			}
 			int target = this.random.nextInt(kind.targetsInstance() ? this.server.instanceCount() : this.processes.length);
 			boolean onTheLeader = this.random.nextBoolean();
 			this.loop.at(at, null, () -> inject(kind, duration, target, onTheLeader));
 			at += (long) (-Math.log(1 - this.random.nextDouble()) * meanGap);
 		}
+	}
+
+	/** How long a shutdown may take before its process exits; a new one starts only after. */
+	private long shutdownNanos(Fault kind) {
+		return (kind == Fault.SHUTDOWN) ? this.drainTimeout.plus(RENEW_DEADLINE).toNanos() + 500_000_000L : 0;
 	}
 
 	private long drawDuration(Fault kind) {
@@ -289,7 +299,7 @@ final class Simulation {
 			}
 		};
 		process.engine.stop(true).whenComplete((ignored, failure) -> exit.run());
-		process.schedule(exit, this.drainTimeout.plus(RENEW_DEADLINE).toNanos() + 500_000_000L);
+		process.schedule(exit, shutdownNanos(Fault.SHUTDOWN));
 	}
 
 	private int leaderSlotOr(int drawn) {
