@@ -14,8 +14,9 @@ class RegressionSeedsTests {
 
 	@ParameterizedTest(name = "seed {0}")
 	@ValueSource(longs = {
-			// gated work started by the work lane after its term's gate had closed in a pause
-			90 })
+			// gated work started by the work lane after its term's gate had closed in a pause (found as
+			// seed 90 at 8a1049c; the simulator of eeedbac finds it first at seed 50)
+			50 })
 	void seedHoldsEveryCheck(long seed) {
 		try (QuietEngineLog quiet = new QuietEngineLog()) {
 			Outcome outcome = new Simulation(seed, SimulationTests.RUN).run();
