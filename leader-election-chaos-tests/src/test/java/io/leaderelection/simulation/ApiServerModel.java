@@ -85,10 +85,6 @@ final class ApiServerModel {
 		return longest;
 	}
 
-	LeaseRecord current(String lease) {
-		return this.stored.get(lease);
-	}
-
 	LeaseStore client(SimulatedProcess process, String lease) {
 		return new Client(process, lease);
 	}

@@ -14,7 +14,6 @@ import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionRuntime;
 import io.leaderelection.engine.ElectionScheduler;
-import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderCalls;
 import io.leaderelection.engine.MonotonicClock;
 import io.leaderelection.engine.RevocationCause;
@@ -93,10 +92,6 @@ final class SimulatedProcess implements MonotonicClock, ElectionScheduler, Elect
 
 	long pausedUntil() {
 		return this.pausedUntil;
-	}
-
-	boolean paused() {
-		return this.pausedUntil > this.loop.now();
 	}
 
 	// ---- time

@@ -32,11 +32,13 @@ class SimulationTests {
 		long ran = 0;
 		long simulated = 0;
 		long longestWithoutLeader = 0;
+		long terms = 0;
 		try (QuietEngineLog quiet = new QuietEngineLog()) {
 			while ((seeds != null) ? ran < seeds : System.nanoTime() - started < BUDGET.toNanos()) {
 				Outcome outcome = new Simulation(base + ran, RUN).run();
 				ran++;
 				simulated += outcome.simulatedNanos();
+				terms += outcome.grants();
 				longestWithoutLeader = Math.max(longestWithoutLeader, outcome.longestLeaderlessAfterFaults());
 				outcome.leaderlessByCause().forEach((cause, nanos) -> leaderless.merge(cause, nanos, Long::sum));
 				if (outcome.failed()) {
@@ -46,9 +48,9 @@ class SimulationTests {
 		}
 		finally {
 			double minutes = (System.nanoTime() - started) / 60e9;
-			System.out.printf("Simulation: %d seeds from %d, %.1f simulated hours, %.0f seeds per minute; "
-					+ "longest without leader once faults stopped %.0f ms%n", ran, base, simulated / 3.6e12, ran / minutes,
-					longestWithoutLeader / 1e6);
+			System.out.printf("Simulation: %d seeds from %d, %.1f simulated hours, %d terms, %.0f seeds per minute; "
+					+ "longest without leader once faults stopped %.0f ms%n", ran, base, simulated / 3.6e12, terms,
+					ran / minutes, longestWithoutLeader / 1e6);
 			System.out.println("Leaderless time by cause (s): " + leaderless.entrySet()
 				.stream()
 				.map((entry) -> entry.getKey() + " " + String.format("%.1f", entry.getValue() / 1e9))
