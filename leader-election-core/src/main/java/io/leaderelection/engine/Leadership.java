@@ -198,21 +198,32 @@ final class Leadership {
 	 */
 	Release finish(RevocationCause cause, boolean write) {
 		CompletableFuture<Void> workStopped = closeGate(cause, this.loop.now());
-		CompletableFuture<Void> callsEnded;
-		try {
-			callsEnded = this.work.whenCallsEnded(this.election);
-		}
-		catch (RuntimeException ex) {
-			callsEnded = CompletableFuture.failedFuture(ex);
-		}
 		Release release = new Release(cause, write);
 		release.termNumber = this.term.number();
-		release.drain = CompletableFuture.allOf(workStopped, callsEnded);
 		track(release);
+		releaseOnceDrained(release, CompletableFuture.allOf(workStopped, callsEnded()));
+		return release;
+	}
+
+	/** Completes once every leader-only call of the election under way now has ended. */
+	private CompletableFuture<Void> callsEnded() {
+		try {
+			return this.work.whenCallsEnded(this.election);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Releases (or, not to be written, leaves to expire) the term once the drain completes, or
+	 * leaves it to expire if the drain timeout runs out first.
+	 */
+	private void releaseOnceDrained(Release release, CompletableFuture<Void> drain) {
+		release.drain = drain;
 		ElectionScheduler scheduler = this.loop.steps.scheduler();
 		ElectionScheduler.Cancellable timer = scheduler.schedule(() -> drainRanOut(release), this.drainTimeoutNanos);
 		release.drain.whenComplete((ignored, failure) -> this.loop.steps.later(() -> drained(release, timer)));
-		return release;
 	}
 
 	/** The release of a claim on its way, written if the claim succeeds. */
@@ -225,13 +236,17 @@ final class Leadership {
 
 	/**
 	 * A claim given back succeeded: gives the term it won back without opening its gate,
-	 * released, or left to expire when the stop did not release.
+	 * released once the leader-only calls still under way (of a term lost before) have ended, as
+	 * every release of our own accord waits for them; or left to expire when the stop did not
+	 * release. The Lease is renewed meanwhile, as while a term is finished.
 	 */
 	void giveBack(Release release, Term won) {
 		this.term = won.closed();
 		release.termNumber = won.number();
 		if (release.write) {
-			writeRelease(release, true);
+			long renewPeriod = this.loop.settings().renewPeriod().toNanos();
+			this.loop.scheduleAttempt(won.lastRenewStartNanos() + renewPeriod - this.loop.now());
+			releaseOnceDrained(release, callsEnded());
 		}
 		else {
 			drop();

@@ -898,6 +898,29 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void aClaimWonWhileStoppingIsReleasedOnlyOnceTheCallsStillUnderWayHaveEnded() {
+		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 2));
+		Replica b = replica("b");
+		this.leases.beforeNextWrite(b.connection::holdAnswers);
+		b.start();
+		this.time.runDue();
+		// a leader-only call of a term lost before, still running
+		LeaderCalls.Call call = b.calls.enter("default", false, "job");
+		CompletableFuture<Void> stopped = b.engine.stop(true);
+		b.connection.deliverAnswers();
+		this.time.advance(RETRY_PERIOD);
+		assertThat(this.leases.stored().holderIdentity()).as("not released under the call").isEqualTo("b");
+		assertThat(stopped).isNotDone();
+
+		call.exit();
+		this.time.runDue();
+
+		assertThat(stopped).isDone();
+		assertThat(this.leases.stored().hasHolder()).isFalse();
+		assertThat(b.events).isEmpty();
+	}
+
+	@Test
 	void aStepDownWhileAClaimIsOnItsWayIsHonoured() {
 		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 2));
 		Replica b = replica("b");
