@@ -351,7 +351,8 @@ public final class ElectionEngine implements LeaderElector {
 		return election.lastStepDown();
 	}
 
-	private Election election(String name) {
+	/** The election of that name; package-private for the deterministic simulation's gate probe. */
+	Election election(String name) {
 		Election election = this.elections.get(name);
 		if (election == null && this.shards.containsKey(name)) {
 			throw UnknownElectionException.sharded(name, shardNames(name), this.elections.keySet());

@@ -55,6 +55,9 @@ final class Leadership {
 	/** Why gated work failed to start at the last grant; {@code null} when it started. */
 	private volatile String gatedWorkFailure;
 
+	/** Whether the gated work was started and not stopped since; only read and written on the work lane. */
+	private boolean workStarted;
+
 	/** The last release of our own accord; {@code null} before the first. */
 	private volatile Release lastRelease;
 
@@ -127,7 +130,7 @@ final class Leadership {
 	 */
 	void grant(Term won, long now) {
 		this.term = won;
-		this.workLane.execute(this::startWork);
+		this.workLane.execute(() -> startWork(won));
 		this.listener.granted(this.election, won.fencingToken(), now);
 	}
 
@@ -172,7 +175,10 @@ final class Leadership {
 		CompletableFuture<Void> stopped = new CompletableFuture<>();
 		this.workLane.execute(() -> {
 			try {
-				this.work.stop(this.election);
+				if (this.workStarted) {
+					this.workStarted = false;
+					this.work.stop(this.election);
+				}
 			}
 			finally {
 				stopped.complete(null);
@@ -192,21 +198,32 @@ final class Leadership {
 	 */
 	Release finish(RevocationCause cause, boolean write) {
 		CompletableFuture<Void> workStopped = closeGate(cause, this.loop.now());
-		CompletableFuture<Void> callsEnded;
-		try {
-			callsEnded = this.work.whenCallsEnded(this.election);
-		}
-		catch (RuntimeException ex) {
-			callsEnded = CompletableFuture.failedFuture(ex);
-		}
 		Release release = new Release(cause, write);
 		release.termNumber = this.term.number();
-		release.drain = CompletableFuture.allOf(workStopped, callsEnded);
 		track(release);
+		releaseOnceDrained(release, CompletableFuture.allOf(workStopped, callsEnded()));
+		return release;
+	}
+
+	/** Completes once every leader-only call of the election under way now has ended. */
+	private CompletableFuture<Void> callsEnded() {
+		try {
+			return this.work.whenCallsEnded(this.election);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Releases (or, not to be written, leaves to expire) the term once the drain completes, or
+	 * leaves it to expire if the drain timeout runs out first.
+	 */
+	private void releaseOnceDrained(Release release, CompletableFuture<Void> drain) {
+		release.drain = drain;
 		ElectionScheduler scheduler = this.loop.steps.scheduler();
 		ElectionScheduler.Cancellable timer = scheduler.schedule(() -> drainRanOut(release), this.drainTimeoutNanos);
 		release.drain.whenComplete((ignored, failure) -> this.loop.steps.later(() -> drained(release, timer)));
-		return release;
 	}
 
 	/** The release of a claim on its way, written if the claim succeeds. */
@@ -219,13 +236,17 @@ final class Leadership {
 
 	/**
 	 * A claim given back succeeded: gives the term it won back without opening its gate,
-	 * released, or left to expire when the stop did not release.
+	 * released once the leader-only calls still under way (of a term lost before) have ended, as
+	 * every release of our own accord waits for them; or left to expire when the stop did not
+	 * release. The Lease is renewed meanwhile, as while a term is finished.
 	 */
 	void giveBack(Release release, Term won) {
 		this.term = won.closed();
 		release.termNumber = won.number();
 		if (release.write) {
-			writeRelease(release, true);
+			long renewPeriod = this.loop.settings().renewPeriod().toNanos();
+			this.loop.scheduleAttempt(won.lastRenewStartNanos() + renewPeriod - this.loop.now());
+			releaseOnceDrained(release, callsEnded());
 		}
 		else {
 			drop();
@@ -451,8 +472,19 @@ final class Leadership {
 		}
 	}
 
-	private void startWork() {
+	/**
+	 * Starts the gated work of the term granted, unless its gate has closed by the time the work
+	 * lane gets to it (the process paused, or a stop blocked the lane): another replica may lead
+	 * by then. The stop the gate's closing queued then finds nothing started.
+	 */
+	private void startWork(Term won) {
+		Term held = this.term;
+		if (held == null || held.number() != won.number() || !isLeader(this.loop.now())) {
+			logger.debug("Gated work of election '{}' not started: the gate of its term closed first", this.election);
+			return;
+		}
 		try {
+			this.workStarted = true;
 			this.work.start(this.election);
 			this.gatedWorkFailure = null;
 		}

@@ -824,6 +824,40 @@ class ElectionEngineTest {
 	}
 
 	@Test
+	void gatedWorkIsNotStartedWhenItsGateClosedBeforeTheWorkLaneGotToIt() {
+		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 0));
+		// the callback threads are held, as in a pause of the process or behind a stop that blocks
+		List<Runnable> held = new ArrayList<>();
+		ElectionRuntime heldCallbacks = new ElectionRuntime(this.time, this.time, this.time.wallClock(Duration.ZERO),
+				held::add, new Random(1));
+		List<String> work = new ArrayList<>();
+		LeaderWork recorded = new LeaderWork() {
+			@Override
+			public void start(String election) {
+				work.add("start");
+			}
+
+			@Override
+			public void stop(String election) {
+				work.add("stop");
+			}
+		};
+		Replica a = new Replica("a", this.leases.connect("a"), heldCallbacks, recorded, (connection) -> connection);
+		a.start();
+		this.time.runDue();
+		assertThat(a.engine.isLeader()).isTrue();
+		a.connection.blackHole();
+		this.time.advance(RENEW_DEADLINE);
+		assertThat(a.engine.isLeader()).isFalse();
+
+		while (!held.isEmpty()) {
+			held.remove(0).run();
+		}
+
+		assertThat(work).as("neither started after its gate closed nor stopped without a start").isEmpty();
+	}
+
+	@Test
 	void stoppingRightAfterASteppingDownWaitsForItsRelease() {
 		Replica a = leader("a");
 		a.connection.blackHole();
@@ -858,6 +892,29 @@ class ElectionEngineTest {
 		assertThat(stopped).isNotDone();
 		b.connection.deliverAnswers();
 		this.time.runDue();
+		assertThat(stopped).isDone();
+		assertThat(this.leases.stored().hasHolder()).isFalse();
+		assertThat(b.events).isEmpty();
+	}
+
+	@Test
+	void aClaimWonWhileStoppingIsReleasedOnlyOnceTheCallsStillUnderWayHaveEnded() {
+		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 2));
+		Replica b = replica("b");
+		this.leases.beforeNextWrite(b.connection::holdAnswers);
+		b.start();
+		this.time.runDue();
+		// a leader-only call of a term lost before, still running
+		LeaderCalls.Call call = b.calls.enter("default", false, "job");
+		CompletableFuture<Void> stopped = b.engine.stop(true);
+		b.connection.deliverAnswers();
+		this.time.advance(RETRY_PERIOD);
+		assertThat(this.leases.stored().holderIdentity()).as("not released under the call").isEqualTo("b");
+		assertThat(stopped).isNotDone();
+
+		call.exit();
+		this.time.runDue();
+
 		assertThat(stopped).isDone();
 		assertThat(this.leases.stored().hasHolder()).isFalse();
 		assertThat(b.events).isEmpty();

@@ -1,0 +1,73 @@
+package io.leaderelection.simulation;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Runs seeds of the deterministic simulation ({@link Simulation}), each five simulated minutes:
+ * per build, from a new random base seed (printed), as many as fit in about 55 s; with
+ * {@code -Dsimulation.seed=S -Dsimulation.seeds=N}, N seeds from S. A failing seed prints one line
+ * that replays it and the timeline around its violation.
+ */
+class SimulationTests {
+
+	static final Duration RUN = Duration.ofMinutes(5);
+
+	private static final Duration BUDGET = Duration.ofSeconds(Long.getLong("simulation.budgetSeconds", 55));
+
+	@Test
+	void seedsHoldEveryCheck() {
+		long base = Long.getLong("simulation.seed", new Random().nextLong() >>> 20);
+		Integer seeds = Integer.getInteger("simulation.seeds");
+		System.out.println("Simulation base seed " + base + (seeds != null ? ", " + seeds + " seeds" : ", for " + BUDGET));
+		Map<String, Long> leaderless = new TreeMap<>();
+		long started = System.nanoTime();
+		long ran = 0;
+		long simulated = 0;
+		long longestWithoutLeader = 0;
+		long terms = 0;
+		try (QuietEngineLog quiet = new QuietEngineLog()) {
+			while ((seeds != null) ? ran < seeds : System.nanoTime() - started < BUDGET.toNanos()) {
+				Outcome outcome = new Simulation(base + ran, RUN).run();
+				ran++;
+				simulated += outcome.simulatedNanos();
+				terms += outcome.grants();
+				longestWithoutLeader = Math.max(longestWithoutLeader, outcome.longestLeaderlessAfterFaults());
+				outcome.leaderlessByCause().forEach((cause, nanos) -> leaderless.merge(cause, nanos, Long::sum));
+				if (outcome.failed()) {
+					fail(outcome.report());
+				}
+			}
+		}
+		finally {
+			double minutes = (System.nanoTime() - started) / 60e9;
+			System.out.printf("Simulation: %d seeds from %d, %.1f simulated hours, %d terms, %.0f seeds per minute; "
+					+ "longest without leader once faults stopped %.0f ms%n", ran, base, simulated / 3.6e12, terms,
+					ran / minutes, longestWithoutLeader / 1e6);
+			System.out.println("Leaderless time by cause (s): " + leaderless.entrySet()
+				.stream()
+				.map((entry) -> entry.getKey() + " " + String.format("%.1f", entry.getValue() / 1e9))
+				.toList());
+		}
+	}
+
+	@Test
+	void aSeedRunsTheSameTwice() {
+		try (QuietEngineLog quiet = new QuietEngineLog()) {
+			long seed = new Random().nextLong() >>> 20;
+			Outcome first = new Simulation(seed, RUN).run();
+			Outcome again = new Simulation(seed, RUN).run();
+			assertThat(again.trace().size()).as("seed %d", seed).isEqualTo(first.trace().size());
+			assertThat(again.trace().hash()).as("seed %d", seed).isEqualTo(first.trace().hash());
+			assertThat(again.events()).isEqualTo(first.events());
+		}
+	}
+
+}
