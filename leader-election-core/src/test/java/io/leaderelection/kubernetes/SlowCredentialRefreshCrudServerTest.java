@@ -128,6 +128,7 @@ class SlowCredentialRefreshCrudServerTest {
 				cd "$(dirname "$0")"
 				if mv block-next-run blocking 2>/dev/null; then
 				  while [ ! -e released ]; do sleep 0.05; done
+				  rm blocking
 				fi
 				echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t"}}'
 				""");
@@ -161,12 +162,16 @@ class SlowCredentialRefreshCrudServerTest {
 			.build();
 	}
 
-	/** Lets a plugin run that blocks end. */
+	/**
+	 * Lets a plugin run that blocks end, and waits until it has: once the test's directory is
+	 * deleted, it would wait for ever.
+	 */
 	private void release() throws Exception {
 		Path released = this.plugin.resolve("released");
 		if (!Files.exists(released)) {
 			Files.createFile(released);
 		}
+		await().atMost(WAIT).until(() -> !Files.exists(this.plugin.resolve("blocking")));
 	}
 
 	private static Set<String> electionsWhoseLastError(ElectionEngine engine, String contains) {
