@@ -62,6 +62,12 @@ final class ApiCalls {
 		return master.endsWith("/") ? master : master + "/";
 	}
 
+	/** The address of a namespaced object of the core API group, such as a Pod or a Service. */
+	String coreObjectUri(String namespace, String resource, String name) {
+		return serverUri() + "api/v1/namespaces/" + KubernetesLeaseStore.encode(namespace) + "/" + resource + "/"
+				+ KubernetesLeaseStore.encode(name);
+	}
+
 	/** Reads an object; {@code null} when it does not exist. */
 	<T> CompletableFuture<T> read(String uri, String described, Class<T> type, Duration timeout) {
 		HttpRequest request = request(uri, timeout).build();

@@ -158,9 +158,8 @@ public final class KubernetesLeaseStores implements LeaseStoreFactory, AutoClose
 
 	/** Reads a Service, on the elector's client; completes with {@code null} when there is none. */
 	public CompletableFuture<Service> service(String namespace, String name, Duration timeout) {
-		return this.calls.read(this.calls.serverUri() + "api/v1/namespaces/" + KubernetesLeaseStore.encode(namespace)
-				+ "/services/" + KubernetesLeaseStore.encode(name), "Service " + namespace + "/" + name, Service.class,
-				timeout);
+		return this.calls.read(this.calls.coreObjectUri(namespace, "services", name), "Service " + namespace + "/" + name,
+				Service.class, timeout);
 	}
 
 	/**

@@ -112,8 +112,7 @@ final class LeaderEndpointSlice {
 		this.collectionUri = calls.serverUri() + "apis/discovery.k8s.io/v1/namespaces/"
 				+ KubernetesLeaseStore.encode(namespace) + "/endpointslices";
 		this.objectUri = this.collectionUri + "/" + KubernetesLeaseStore.encode(this.name);
-		this.serviceUri = calls.serverUri() + "api/v1/namespaces/" + KubernetesLeaseStore.encode(namespace)
-				+ "/services/" + KubernetesLeaseStore.encode(this.name);
+		this.serviceUri = calls.coreObjectUri(namespace, "services", this.name);
 		this.description = "EndpointSlice " + namespace + "/" + this.name;
 		this.serviceDescription = "Service " + namespace + "/" + this.name;
 	}

@@ -37,8 +37,7 @@ final class PodRoleLabel {
 		this.calls = calls;
 		this.namespace = namespace;
 		this.key = key;
-		this.podUri = calls.serverUri() + "api/v1/namespaces/" + KubernetesLeaseStore.encode(namespace) + "/pods/"
-				+ KubernetesLeaseStore.encode(podName);
+		this.podUri = calls.coreObjectUri(namespace, "pods", podName);
 		this.description = "label " + key + " of Pod " + namespace + "/" + podName;
 	}
 

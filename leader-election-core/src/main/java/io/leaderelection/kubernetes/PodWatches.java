@@ -177,9 +177,8 @@ final class PodWatches {
 			}
 			// what the Pod was before the watch told anything: a watch from now tells only changes
 			PodWatches.this.calls
-				.read(PodWatches.this.calls.serverUri() + "api/v1/namespaces/" + KubernetesLeaseStore.encode(this.key.get(0))
-						+ "/pods/" + KubernetesLeaseStore.encode(this.key.get(1)), "Pod " + this.key.get(0) + "/"
-								+ this.key.get(1), Pod.class, READ_TIMEOUT)
+				.read(PodWatches.this.calls.coreObjectUri(this.key.get(0), "pods", this.key.get(1)),
+						"Pod " + this.key.get(0) + "/" + this.key.get(1), Pod.class, READ_TIMEOUT)
 				.whenComplete((pod, failure) -> {
 					if (failure == null) {
 						tell(pod, false);

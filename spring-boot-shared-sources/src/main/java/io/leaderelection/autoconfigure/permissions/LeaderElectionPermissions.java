@@ -74,17 +74,10 @@ public class LeaderElectionPermissions implements SmartLifecycle {
 	/**
 	 * The features each namespace's elections use: those their settings give, Kubernetes Events
 	 * when recorded, and routing when routes are kept, by each election's own routing block or
-	 * else the top-level one, as the routing properties read.
+	 * else the top-level one, as the routing properties read, and exit takeover in the namespace
+	 * of the replica's Pod.
 	 * @param events whether Events are recorded
 	 * @param routes whether the routes to the leaders are kept
-	 */
-	static Map<String, Set<ElectorFeature>> features(LeaderElectionSettings settings,
-			LeaderElectionProperties properties, boolean events, boolean routes) {
-		return features(settings, properties, events, routes, null);
-	}
-
-	/**
-	 * As above, with exit takeover's in the namespace of the replica's Pod.
 	 * @param exitTakeoverNamespace the namespace of the replica's Pod, where exit takeover reads
 	 * Pods; {@code null} when it is off
 	 */

@@ -267,18 +267,18 @@ class LeaderElectionPermissionsTests {
 				List.of(election("default", "team-a"), election("labelled", "team-b"), election("plain", "team-c")),
 				true, LeaderElectionProperties.OnLost.REJOIN);
 
-		assertThat(LeaderElectionPermissions.features(settings, properties, true, true)).containsExactly(
+		assertThat(LeaderElectionPermissions.features(settings, properties, true, true, null)).containsExactly(
 				Map.entry("team-a", Set.of(ElectorFeature.LEASES, ElectorFeature.EVENTS,
 						ElectorFeature.ROUTING_SERVICE, ElectorFeature.ROUTING_POD_LABEL)),
 				Map.entry("team-b", Set.of(ElectorFeature.LEASES, ElectorFeature.EVENTS,
 						ElectorFeature.ROUTING_POD_LABEL)),
 				Map.entry("team-c", Set.of(ElectorFeature.LEASES, ElectorFeature.EVENTS)));
 		properties.getRouting().setPodLabel(false);
-		assertThat(LeaderElectionPermissions.features(settings, properties, false, true)).containsExactly(
+		assertThat(LeaderElectionPermissions.features(settings, properties, false, true, null)).containsExactly(
 				Map.entry("team-a", Set.of(ElectorFeature.LEASES, ElectorFeature.ROUTING_SERVICE)),
 				Map.entry("team-b", Set.of(ElectorFeature.LEASES, ElectorFeature.ROUTING_POD_LABEL)),
 				Map.entry("team-c", Set.of(ElectorFeature.LEASES)));
-		assertThat(LeaderElectionPermissions.features(settings, properties, false, false).values())
+		assertThat(LeaderElectionPermissions.features(settings, properties, false, false, null).values())
 			.containsOnly(Set.of(ElectorFeature.LEASES));
 	}
 
