@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.fail;
  * Runs seeds of the deterministic simulation ({@link Simulation}), each five simulated minutes:
  * per build, from a new random base seed (printed), as many as fit in about 55 s; with
  * {@code -Dsimulation.seed=S -Dsimulation.seeds=N}, N seeds from S. A failing seed prints one line
- * that replays it and the timeline around its violation.
+ * that replays it and the timeline around its violation. The digest it prints of every seed's trace
+ * tells whether a change of the engine changed what any of those seeds did: a refactoring keeps it.
  */
 class SimulationTests {
 
@@ -33,10 +34,12 @@ class SimulationTests {
 		long simulated = 0;
 		long longestWithoutLeader = 0;
 		long terms = 0;
+		long digest = 17;
 		try (QuietEngineLog quiet = new QuietEngineLog()) {
 			while ((seeds != null) ? ran < seeds : System.nanoTime() - started < BUDGET.toNanos()) {
 				Outcome outcome = new Simulation(base + ran, RUN).run();
 				ran++;
+				digest = digest * 1_000_003 + outcome.trace().hash();
 				simulated += outcome.simulatedNanos();
 				terms += outcome.grants();
 				longestWithoutLeader = Math.max(longestWithoutLeader, outcome.longestLeaderlessAfterFaults());
@@ -49,8 +52,8 @@ class SimulationTests {
 		finally {
 			double minutes = (System.nanoTime() - started) / 60e9;
 			System.out.printf("Simulation: %d seeds from %d, %.1f simulated hours, %d terms, %.0f seeds per minute; "
-					+ "longest without leader once faults stopped %.0f ms%n", ran, base, simulated / 3.6e12, terms,
-					ran / minutes, longestWithoutLeader / 1e6);
+					+ "longest without leader once faults stopped %.0f ms; trace digest %016x%n", ran, base,
+					simulated / 3.6e12, terms, ran / minutes, longestWithoutLeader / 1e6, digest);
 			System.out.println("Leaderless time by cause (s): " + leaderless.entrySet()
 				.stream()
 				.map((entry) -> entry.getKey() + " " + String.format("%.1f", entry.getValue() / 1e9))

@@ -99,9 +99,9 @@ final class Claims {
 				}, (ex) -> claimed(sent, sentAt, null, ex));
 	}
 
-	/** As a leader's request: a claim answered late still leaves time to renew. */
+	/** As a leader's request with a whole renew deadline left: a claim answered late still leaves time to renew. */
 	long timeout() {
-		return Math.max(this.renewDeadlineNanos - this.retryPeriodNanos, this.renewDeadlineNanos / 2);
+		return ElectionRules.requestTimeout(this.renewDeadlineNanos, this.retryPeriodNanos);
 	}
 
 	/** The claim was answered (or not): whatever happened meanwhile, its outcome is dealt with. */

@@ -530,6 +530,17 @@ final class Election {
 	}
 
 	/**
+	 * Loses the term on a version seen while leading, as {@link ElectionRules#lostWhileLeading}
+	 * judged it: a deleted Lease is claimed again at once, as a follower would create it.
+	 */
+	void lostWhileLeading(RevocationCause cause, LeaseRecord seen) {
+		if (cause == RevocationCause.IDENTITY_CONFLICT) {
+			this.oneWriter.conflictSeen(seen);
+		}
+		lose(cause, (cause == RevocationCause.LEASE_DELETED) ? 0 : followerDelay());
+	}
+
+	/**
 	 * No term is held any more: renewals stop, and, once stopped, every watch. Told by the
 	 * leadership, which has let go of the term.
 	 */
@@ -580,6 +591,14 @@ final class Election {
 	}
 
 	// ---- what was observed
+
+	/** What a follower has seen at the given moment, for its mode's rules to decide on. */
+	Sight sight(long now) {
+		LeaseRecord seen = this.observation.lastSeen();
+		return new Sight(seen, this.leadership.stayingOut(now) ? this.leadership.untilStayOutEnds(now) : 0,
+				this.oneWriter.conflict() != null, this.observation.releasedFor(this.identity),
+				(seen != null) ? this.observation.untilExpiry(now) : 0);
+	}
 
 	/** Takes note of a version read, written or told, unless a newer one was seen already. */
 	void observe(LeaseRecord record, long at) {

@@ -112,65 +112,33 @@ final class ForLifeMode implements ElectionMode {
 		this.ownPod = new PodReference(read.name(), read.uid());
 	}
 
-	/**
-	 * A for-life follower's rules: a released lock is replaced at once; a lock owned by this very
-	 * Pod (a restarted container) is continued; a lock of another Pod is replaced once that Pod is
-	 * gone, and so is a lock deleted without a release, by a hand or a tool, while its Pod lived;
-	 * a missing lock never seen held is created, at once unless a gap came while it was missing;
-	 * a Lease that is no lock at all (left by the lease mode, or written by hand) is replaced once
-	 * released or expired.
-	 */
+	/** Decides with {@link ForLifeRules} on what was seen, and carries the step out. */
 	@Override
 	public void decide(long now) {
+		Sight sight = this.loop.sight(now);
 		Observation observation = this.loop.observation;
-		Leadership leadership = this.loop.leadership;
-		if (leadership.stayingOut(now)) {
-			this.loop.waitFor(Math.min(this.loop.pollDelay(), leadership.untilStayOutEnds(now)));
-			return;
+		LeaseRecord heldBeforeMissing = observation.heldBeforeMissing();
+		ForLifeRules.LockSight lock = new ForLifeRules.LockSight(this.ownPod,
+				(sight.seen() != null) ? this.store.podOwner(sight.seen()) : null, heldBeforeMissing,
+				(heldBeforeMissing != null) ? this.store.podOwner(heldBeforeMissing) : null,
+				observation.missingWithoutGap() ? 0 : observation.untilMissingFor(this.leaseDurationNanos, now),
+				observation.nextTransitions());
+		FollowerStep step = ForLifeRules.follow(sight, lock);
+		if (step instanceof FollowerStep.Wait wait) {
+			this.loop.waitFor(Math.min(this.loop.pollDelay(), wait.atMostNanos()));
 		}
-		LeaseRecord seen = observation.lastSeen();
-		if (seen == null) {
-			LeaseRecord lastHeld = observation.heldBeforeMissing();
-			PodReference lastOwner = (lastHeld != null) ? this.store.podOwner(lastHeld) : null;
-			long untilMissingLongEnough = observation.missingWithoutGap() ? 0
-					: observation.untilMissingFor(this.leaseDurationNanos, now);
-			if (lastOwner != null && !lastOwner.equals(this.ownPod)) {
-				checkOwner(lastHeld, lastOwner);
-			}
-			else if (untilMissingLongEnough <= 0) {
-				this.loop.claims.claim(null, observation.nextTransitions());
-			}
-			else {
-				this.loop.waitFor(Math.min(this.loop.pollDelay(), untilMissingLongEnough));
-			}
-			return;
+		else if (step instanceof FollowerStep.Claim claim) {
+			this.loop.claims.claim(claim.seen(), claim.transitions());
 		}
-		if (observation.releasedFor(this.loop.identity())) {
-			replaceLock(seen, "it was released");
-			return;
+		else if (step instanceof FollowerStep.CheckOwner check) {
+			checkOwner(check.seen(), check.owner());
 		}
-		PodReference owner = this.store.podOwner(seen);
-		if (owner == null) {
-			long untilExpiry = observation.untilExpiry(now);
-			if (untilExpiry <= 0 && !seen.isForLifeLock()) {
-				replaceLock(seen, "it is no for-life lock and expired");
-			}
-			else {
-				this.loop.waitFor(Math.min(this.loop.pollDelay(), untilExpiry));
-			}
-			return;
+		else if (step instanceof FollowerStep.ReplaceLock replace) {
+			replaceLock(replace.seen(), replace.because());
 		}
-		if (owner.equals(this.ownPod)) {
-			if (this.loop.oneWriter.conflict() == null) {
-				// this Pod's lock, left by an earlier process in it: lead on, with a write that proves it
-				this.loop.claims.claim(seen, seen.transitions());
-			}
-			else {
-				this.loop.waitFor(this.loop.pollDelay());
-			}
-			return;
+		else {
+			throw new IllegalStateException("Not a for-life step: " + step);
 		}
-		checkOwner(seen, owner);
 	}
 
 	/** Reads the lock's owner Pod (and its Node, where that may count) and judges whether it is gone. */
@@ -293,28 +261,19 @@ final class ForLifeMode implements ElectionMode {
 	 */
 	@Override
 	public void leaderSaw(LeaseRecord record, long now) {
-		Term held = this.loop.leadership.term();
+		if (record != null && record.isOlderThan(this.loop.observation.lastSeen())) {
+			return;
+		}
 		if (record == null) {
 			this.loop.observeAbsent(now);
-			this.loop.lose(RevocationCause.LEASE_DELETED, 0);
-			return;
-		}
-		if (record.isOlderThan(this.loop.observation.lastSeen())) {
-			return;
-		}
-		this.loop.observe(record, now);
-		if (record.isOtherObjectThan(held.acquired())) {
-			this.loop.lose(RevocationCause.LEASE_DELETED, 0);
-		}
-		else if (this.loop.ownWrites.wrote(record)) {
-			return;
-		}
-		else if (record.isHeldBy(this.loop.identity())) {
-			this.loop.oneWriter.conflictSeen(record);
-			this.loop.lose(RevocationCause.IDENTITY_CONFLICT, this.loop.followerDelay());
 		}
 		else {
-			this.loop.lose(RevocationCause.LEASE_TAKEN, this.loop.followerDelay());
+			this.loop.observe(record, now);
+		}
+		RevocationCause lost = ElectionRules.lostWhileLeading(record, this.loop.leadership.term().acquired(),
+				record != null && this.loop.ownWrites.wrote(record), this.loop.identity());
+		if (lost != null) {
+			this.loop.lostWhileLeading(lost, record);
 		}
 	}
 

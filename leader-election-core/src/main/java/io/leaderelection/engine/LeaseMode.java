@@ -29,9 +29,6 @@ final class LeaseMode implements ElectionMode {
 	/** Logs as the election does, under the one category users set levels for. */
 	private static final Logger logger = LoggerFactory.getLogger(Election.class);
 
-	/** A leader's request gets at least this share of a retry period, or is not sent. */
-	private static final int SHORTEST_ATTEMPT_DIVISOR = 16;
-
 	private final Election loop;
 
 	private final ElectionSettings settings;
@@ -55,6 +52,8 @@ final class LeaseMode implements ElectionMode {
 	/** Whether what the guard guards is being claimed, before the Lease. */
 	private boolean claimingGuarded;
 
+	private final LeaseRules rules;
+
 	/** Whether a renewal, or the read after a renewal's conflict, is on its way. */
 	private boolean renewing;
 
@@ -70,6 +69,7 @@ final class LeaseMode implements ElectionMode {
 		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
 		this.renewPeriodNanos = settings.renewPeriod().toNanos();
+		this.rules = new LeaseRules(this.renewDeadlineNanos);
 	}
 
 	@Override
@@ -89,75 +89,64 @@ final class LeaseMode implements ElectionMode {
 	}
 
 	/**
-	 * What a follower does with what it has seen: claim the Lease if it is free, written by this
-	 * process, or unchanged for its expiry; create it without holder if it is missing; otherwise
-	 * wait for that moment, polling meanwhile unless an open watch will tell of changes. A streak
-	 * of failed writes ends only when a write succeeds or there is nothing to claim, not when a
-	 * read succeeds, so that a candidate that can read but never write (a missing namespace, no
-	 * create permission) keeps failing.
+	 * Decides with {@link LeaseRules} on what was seen, and carries the step out. A streak of
+	 * failed writes ends only when a write succeeds or there is nothing to claim, not when a read
+	 * succeeds, so that a candidate that can read but never write (a missing namespace, no create
+	 * permission) keeps failing.
 	 */
 	@Override
 	public void decide(long now) {
-		Observation observation = this.loop.observation;
-		Leadership leadership = this.loop.leadership;
-		if (leadership.stayingOut(now)) {
-			this.loop.waitFor(Math.min(this.loop.pollDelay(), leadership.untilStayOutEnds(now)));
-			return;
+		Sight sight = this.loop.sight(now);
+		LeaseRecord seen = sight.seen();
+		boolean judged = seen != null && !sight.stayingOut() && !sight.writerConflict();
+		// a loop that only follows leads on nothing, not even a claim of an earlier campaign
+		OwnWrites.Sent ownClaim = (judged && this.loop.campaigning()) ? this.loop.ownWrites.sinceLastTerm(seen) : null;
+		String holderExited = judged ? this.exitTakeover.holderEnded(seen, this.identity) : null;
+		carryOut(this.rules.follow(sight, now, ownClaim, this.loop.claims.claimedAgainTooLate(), holderExited), now);
+	}
+
+	private void carryOut(FollowerStep step, long now) {
+		if (step instanceof FollowerStep.Wait wait) {
+			this.loop.waitFor(Math.min(this.loop.pollDelay(), wait.atMostNanos()));
 		}
-		LeaseRecord seen = observation.lastSeen();
-		if (seen == null) {
-			createWithoutHolder();
-			return;
-		}
-		OwnWrites ownWrites = this.loop.ownWrites;
-		if (this.loop.oneWriter.conflict() == null) {
-			// a loop that only follows leads on nothing, not even a claim of an earlier campaign
-			OwnWrites.Sent own = this.loop.campaigning() ? ownWrites.sinceLastTerm(seen) : null;
-			if (own != null && now - (own.sentAtNanos() + this.renewDeadlineNanos) < 0) {
-				// A claim of ours whose answer was lost, read back: it is stored, so its term runs
-				// from when it was sent, as if it had been answered, and nothing is written again.
-				ownWrites.answered(seen);
-				this.loop.succeeded();
-				this.loop.claims.leadOn(seen, own.sentAtNanos());
-				return;
-			}
-			if (own != null && !this.loop.claims.claimedAgainTooLate()) {
-				// read back too late to lead on: claimed again at once, the first time
-				ownWrites.answered(seen);
-				this.loop.succeeded();
-				this.loop.claims.tooLate();
-				claim(seen, seen.transitions() + 1);
-				return;
-			}
-			if (observation.releasedFor(this.identity)) {
-				if (mayClaim(now)) {
-					claim(seen, seen.transitions() + 1);
-				}
-				else {
-					this.loop.waitForTurn();
-				}
-				return;
-			}
-		}
-		long untilExpiry = observation.untilExpiry(now);
-		String holderEnded = (this.loop.oneWriter.conflict() == null) ? this.exitTakeover.holderEnded(seen, this.identity)
-				: null;
-		if (untilExpiry > 0 && holderEnded != null && mayClaim(now)) {
-			// the kubelet reported the holder's process ended: its gate is gone with it
-			logger.info("{} claims {} of election '{}' held by '{}' at once: {}", this.identity, this.store.describe(),
-					this.settings.name(), seen.holderIdentity(), holderEnded);
-			claim(seen, seen.transitions() + 1);
-		}
-		else if (untilExpiry <= 0 && mayClaim(now)) {
-			this.loop.oneWriter.end("its last version naming '" + this.identity + "' expired");
-			claim(seen, seen.transitions() + 1);
-		}
-		else if (untilExpiry <= 0) {
+		else if (step instanceof FollowerStep.WaitForTurn) {
 			this.loop.waitForTurn();
 		}
-		else {
-			this.loop.waitFor(Math.min(this.loop.pollDelay(), untilExpiry));
+		else if (step instanceof FollowerStep.CreateWithoutHolder) {
+			createWithoutHolder();
 		}
+		else if (step instanceof FollowerStep.LeadOn lead) {
+			// stored, so its term runs from when it was sent, as if it had been answered
+			this.loop.ownWrites.answered(lead.claimed());
+			this.loop.succeeded();
+			this.loop.claims.leadOn(lead.claimed(), lead.sentAtNanos());
+		}
+		else if (step instanceof FollowerStep.ClaimIfLet claimIfLet) {
+			carryOut(mayClaim(now) ? claimIfLet.claim() : claimIfLet.otherwise(), now);
+		}
+		else if (step instanceof FollowerStep.Claim claim) {
+			carryOut(claim);
+		}
+		else {
+			throw new IllegalStateException("Not a lease-mode step: " + step);
+		}
+	}
+
+	private void carryOut(FollowerStep.Claim claim) {
+		LeaseRecord seen = claim.seen();
+		switch (claim.reason()) {
+			case READ_BACK_TOO_LATE -> {
+				this.loop.ownWrites.answered(seen);
+				this.loop.succeeded();
+				this.loop.claims.tooLate();
+			}
+			case EXPIRED -> this.loop.oneWriter.end("its last version naming '" + this.identity + "' expired");
+			case HOLDER_EXITED -> logger.info("{} claims {} of election '{}' held by '{}' at once: {}", this.identity,
+					this.store.describe(), this.settings.name(), seen.holderIdentity(), claim.detail());
+			default -> {
+			}
+		}
+		claim(seen, claim.transitions());
 	}
 
 	/**
@@ -377,38 +366,35 @@ final class LeaseMode implements ElectionMode {
 				this.loop.failed(failure);
 				retryRenewOrLose(failure);
 			}
-			else if (stored == null) {
-				this.loop.observeAbsent(now);
-				this.loop.lose(RevocationCause.LEASE_DELETED, 0);
-			}
-			else if (this.loop.ownWrites.wrote(stored)) {
-				// Someone changed only what is not ours (a label, an annotation): renew on it.
-				this.loop.observe(stored, now);
-				renew(now, sequence, true);
-			}
 			else {
-				this.loop.observe(stored, now);
-				if (stored.isHeldBy(this.identity)) {
-					this.loop.oneWriter.conflictSeen(stored);
-					this.loop.lose(RevocationCause.IDENTITY_CONFLICT, this.loop.followerDelay());
+				if (stored == null) {
+					this.loop.observeAbsent(now);
 				}
 				else {
-					this.loop.lose(RevocationCause.LEASE_TAKEN, this.loop.followerDelay());
+					this.loop.observe(stored, now);
+				}
+				RevocationCause lost = ElectionRules.lostWhileLeading(stored, this.loop.leadership.term().acquired(),
+						stored != null && this.loop.ownWrites.wrote(stored), this.identity);
+				if (lost == null) {
+					// Someone changed only what is not ours (a label, an annotation): renew on it.
+					renew(now, sequence, true);
+				}
+				else {
+					this.loop.lostWhileLeading(lost, stored);
 				}
 			}
 		});
 	}
 
 	/**
-	 * The timeout of a leader's request sent now: what is left before the gate closes less a
-	 * retry period, or half of it when that is more, so that a request that hangs leaves time for
-	 * another one and a slow one still gets most of the time. When that is too short to be of
-	 * use, nothing is sent and leadership ends when the gate closes; 0 then.
+	 * The timeout of a leader's request sent now ({@link ElectionRules#requestTimeout}); when
+	 * that is too short to be of use, nothing is sent and leadership ends when the gate closes: 0
+	 * then.
 	 */
 	private long leaderAttemptTimeout(long now) {
 		long remaining = this.loop.leadership.gateClosesAt() - now;
-		long timeout = Math.max(remaining - this.retryPeriodNanos, remaining / 2);
-		if (timeout >= this.retryPeriodNanos / SHORTEST_ATTEMPT_DIVISOR) {
+		long timeout = ElectionRules.requestTimeout(remaining, this.retryPeriodNanos);
+		if (timeout > 0) {
 			return timeout;
 		}
 		if (remaining <= 0) {

@@ -1,0 +1,55 @@
+package io.leaderelection.engine;
+
+/**
+ * The rules every mode keeps, each in one place: a follower that gave a term up stays out first;
+ * what a version seen while leading means for the term; how long a leader's request may take.
+ * Functions of their arguments only.
+ */
+final class ElectionRules {
+
+	/** A leader's request gets at least this share of a retry period, or is not sent. */
+	private static final int SHORTEST_REQUEST_DIVISOR = 16;
+
+	private ElectionRules() {
+	}
+
+	/**
+	 * What a follower staying out does: waits until staying out ends; {@code null} when it does
+	 * not stay out, and its mode's rules decide.
+	 */
+	static FollowerStep.Wait stayOut(Sight sight) {
+		return sight.stayingOut() ? new FollowerStep.Wait(sight.stayOutLeftNanos()) : null;
+	}
+
+	/**
+	 * What a version of the Lease read or told while leading means: {@code null} when the term
+	 * goes on (the object acquired, last written by this process, whatever else changed: a label,
+	 * an annotation); else why it was lost. Another Lease object, or none, is a deletion; another
+	 * process writing under this identity is a conflict; anybody else took it.
+	 * @param seen the version; {@code null} when the Lease is missing
+	 * @param acquired the version that began the term
+	 * @param writtenByUs whether one of this process's writes stored {@code seen}
+	 */
+	static RevocationCause lostWhileLeading(LeaseRecord seen, LeaseRecord acquired, boolean writtenByUs,
+			String identity) {
+		if (seen == null || seen.isOtherObjectThan(acquired)) {
+			return RevocationCause.LEASE_DELETED;
+		}
+		if (writtenByUs) {
+			return null;
+		}
+		return seen.isHeldBy(identity) ? RevocationCause.IDENTITY_CONFLICT : RevocationCause.LEASE_TAKEN;
+	}
+
+	/**
+	 * The timeout of a leader's request (a claim counts as one) with this long left before its gate
+	 * closes: what is left less a retry period, or half of it when that is more, so that a request
+	 * that hangs leaves time for another one and a slow one still gets most of the time; 0 when
+	 * that is too short to be of use, and nothing is to be sent.
+	 */
+	static long requestTimeout(long untilGateClosesNanos, long retryPeriodNanos) {
+		long timeout = Math.max(untilGateClosesNanos - retryPeriodNanos, untilGateClosesNanos / 2);
+		return (timeout >= retryPeriodNanos / SHORTEST_REQUEST_DIVISOR) ? timeout : 0;
+	}
+
+}

@@ -1,0 +1,24 @@
+package io.leaderelection.engine;
+
+/**
+ * What a follower has seen of the Lease, at the moment it decides: read off the election's state
+ * by the mode, so that its rules read no clock.
+ *
+ * @param seen the last version seen; {@code null} while the Lease is missing
+ * @param stayOutLeftNanos how long this replica still stays out after giving a term up; 0 or
+ * less when it does not
+ * @param writerConflict whether another process was seen writing under this replica's identity
+ * @param releasedForUs whether the holder released the Lease, so that this replica may take it
+ * at once
+ * @param untilExpiryNanos how long until the version seen has been unchanged for its expiry; 0
+ * or less when it has, and while the Lease is missing
+ */
+record Sight(LeaseRecord seen, long stayOutLeftNanos, boolean writerConflict,
+		boolean releasedForUs, long untilExpiryNanos) {
+
+	/** Whether this replica stays out of the election for now. */
+	boolean stayingOut() {
+		return this.stayOutLeftNanos > 0;
+	}
+
+}
