@@ -129,7 +129,7 @@ final class Claims {
 			}
 			if (this.loop.running()) {
 				// A claim that got no answer may have been written: read at once, to lead on it.
-				boolean readAtOnce = Steps.noAnswer(failure) || sent.readAtOnce
+				boolean readAtOnce = ElectionRules.noAnswer(failure) || sent.readAtOnce
 						|| failure instanceof LeaseNotFoundException;
 				this.loop.scheduleAttempt(readAtOnce ? 0 : this.loop.followerDelay());
 			}

@@ -512,8 +512,13 @@ final class Election {
 
 	// ---- losing and finishing a term
 
-	/** Leadership was lost: gate closed (if still open), term dropped, campaign again after the delay. */
-	void lose(RevocationCause cause, long retryDelayNanos) {
+	/**
+	 * Leadership was lost: gate closed (if still open), term dropped, campaign again at once or
+	 * after a follower's delay ({@link ElectionRules#looksAgainAtOnceAfter}).
+	 */
+	void lose(RevocationCause cause) {
+		// drawn first, as the simulation's seeds replay the draws in this order
+		long retryDelay = ElectionRules.looksAgainAtOnceAfter(cause) ? 0 : followerDelay();
 		if (this.leadership.holdsOpenTerm()) {
 			logger.warn("{} lost leadership of election '{}' ({}): {}", this.identity, this.settings.name(),
 					this.store.describe(), cause);
@@ -525,19 +530,19 @@ final class Election {
 		}
 		this.leadership.drop();
 		if (this.running) {
-			scheduleAttempt(retryDelayNanos);
+			scheduleAttempt(retryDelay);
 		}
 	}
 
 	/**
 	 * Loses the term on a version seen while leading, as {@link ElectionRules#lostWhileLeading}
-	 * judged it: a deleted Lease is claimed again at once, as a follower would create it.
+	 * judged it.
 	 */
 	void lostWhileLeading(RevocationCause cause, LeaseRecord seen) {
 		if (cause == RevocationCause.IDENTITY_CONFLICT) {
 			this.oneWriter.conflictSeen(seen);
 		}
-		lose(cause, (cause == RevocationCause.LEASE_DELETED) ? 0 : followerDelay());
+		lose(cause);
 	}
 
 	/**

@@ -13,6 +13,20 @@ final class ElectionRules {
 	private ElectionRules() {
 	}
 
+	/** Whether the failure is a call that got no answer: it may have been carried out. */
+	static boolean noAnswer(Throwable failure) {
+		return failure instanceof LeaseStoreException storeFailure && storeFailure.isNoAnswer();
+	}
+
+	/**
+	 * Whether a replica that lost its term looks at the Lease again at once: after a deletion, to
+	 * create it again, and after its gate's deadline, to learn what became of its Lease; after a
+	 * take, a conflict or a lost guard, as a follower does.
+	 */
+	static boolean looksAgainAtOnceAfter(RevocationCause lost) {
+		return lost == RevocationCause.LEASE_DELETED || lost == RevocationCause.RENEW_DEADLINE_PASSED;
+	}
+
 	/**
 	 * What a follower staying out does: waits until staying out ends; {@code null} when it does
 	 * not stay out, and its mode's rules decide.

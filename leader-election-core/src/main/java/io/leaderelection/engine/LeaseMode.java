@@ -69,7 +69,7 @@ final class LeaseMode implements ElectionMode {
 		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
 		this.renewPeriodNanos = settings.renewPeriod().toNanos();
-		this.rules = new LeaseRules(this.renewDeadlineNanos);
+		this.rules = new LeaseRules(this.renewDeadlineNanos, this.retryPeriodNanos, this.renewPeriodNanos);
 	}
 
 	@Override
@@ -184,7 +184,7 @@ final class LeaseMode implements ElectionMode {
 					}
 					else {
 						// a create that got no answer may have been written: read at once
-						this.loop.scheduleAttempt(Steps.noAnswer(failure) ? 0 : this.loop.followerDelay());
+						this.loop.scheduleAttempt(ElectionRules.noAnswer(failure) ? 0 : this.loop.followerDelay());
 					}
 				});
 	}
@@ -255,7 +255,7 @@ final class LeaseMode implements ElectionMode {
 	@Override
 	public void followedChanged(long now) {
 		if (this.loop.leadership.holdsOpenTerm() && !this.guard.held()) {
-			this.loop.lose(RevocationCause.MIGRATION_KEY_LOST, this.loop.followerDelay());
+			this.loop.lose(RevocationCause.MIGRATION_KEY_LOST);
 			return;
 		}
 		if (this.loop.mayDecideAgain(now) && mayClaim(now)) {
@@ -317,38 +317,46 @@ final class LeaseMode implements ElectionMode {
 		Leadership leadership = this.loop.leadership;
 		leadership.renewalEnded(failure == null, this.loop.now() - sentAt);
 		this.loop.ownWrites.refusedIf(write, failure);
-		if (failure == null) {
-			this.loop.succeeded();
-			this.loop.ownWrites.answered(stored);
-			this.loop.observe(stored, sentAt);
-			leadership.renewedAt(sentAt);
-			long now = this.loop.now();
-			leadership.windows.stored(carried, leadership.isLeader(now));
-			// what started while this one was on its way is written at once
-			this.loop.scheduleAttempt(leadership.windows.unrecorded() ? 0 : sentAt + this.renewPeriodNanos - now);
-			Term held = leadership.term();
-			if (held.gateOpen() && !this.guard.held()) {
-				this.loop.lose(RevocationCause.MIGRATION_KEY_LOST, this.loop.followerDelay());
-				return;
-			}
-			if (held.gateOpen() && stored.prefersOtherThan(this.identity)
-					&& !stored.preferredHolder().equals(held.preferredHolderAtGrant())) {
-				logger.info("{} finishes its term of election '{}': {} names '{}' as preferred holder", this.identity,
-						this.settings.name(), this.store.describe(), stored.preferredHolder());
-				this.loop.leadership.finish(RevocationCause.PREFERRED_HOLDER, true);
-			}
+		if (failure != null) {
+			renewalFailed(failure, afterConflict, sequence);
+			return;
 		}
-		else if (failure instanceof LeaseNotFoundException) {
-			this.loop.failed(failure);
-			this.loop.observeAbsent(this.loop.now());
-			this.loop.lose(RevocationCause.LEASE_DELETED, 0);
+		this.loop.succeeded();
+		this.loop.ownWrites.answered(stored);
+		this.loop.observe(stored, sentAt);
+		leadership.renewedAt(sentAt);
+		long now = this.loop.now();
+		leadership.windows.stored(carried, leadership.isLeader(now));
+		this.loop.scheduleAttempt(this.rules.renewed(sentAt, now, leadership.windows.unrecorded()).delayNanos());
+		Term held = leadership.term();
+		RevocationCause ends = held.gateOpen()
+				? LeaseRules.endsAfterRenewal(this.guard.held(), stored, this.identity, held.preferredHolderAtGrant()) : null;
+		if (ends == RevocationCause.MIGRATION_KEY_LOST) {
+			this.loop.lose(ends);
 		}
-		else if (failure instanceof LeaseConflictException && !afterConflict) {
+		else if (ends == RevocationCause.PREFERRED_HOLDER) {
+			logger.info("{} finishes its term of election '{}': {} names '{}' as preferred holder", this.identity,
+					this.settings.name(), this.store.describe(), stored.preferredHolder());
+			leadership.finish(ends, true);
+		}
+	}
+
+	private void renewalFailed(Throwable failure, boolean afterConflict, long sequence) {
+		LeaderStep step = this.rules.renewalFailed(failure, afterConflict,
+				this.loop.leadership.gateClosesAt() - this.loop.now());
+		if (step instanceof LeaderStep.ReadThenRenew) {
 			readWhileLeading(sequence);
+			return;
+		}
+		this.loop.failed(failure);
+		if (failure instanceof LeaseNotFoundException) {
+			this.loop.observeAbsent(this.loop.now());
+		}
+		if (step instanceof LeaderStep.Lose lose) {
+			this.loop.lose(lose.cause());
 		}
 		else {
-			this.loop.failed(failure);
-			retryRenewOrLose(failure);
+			this.loop.scheduleAttempt(((LeaderStep.WriteAgainIn) step).delayNanos());
 		}
 	}
 
@@ -363,8 +371,7 @@ final class LeaseMode implements ElectionMode {
 			this.renewing = false;
 			long now = this.loop.now();
 			if (failure != null) {
-				this.loop.failed(failure);
-				retryRenewOrLose(failure);
+				renewalFailed(failure, true, sequence);
 			}
 			else {
 				if (stored == null) {
@@ -398,23 +405,12 @@ final class LeaseMode implements ElectionMode {
 			return timeout;
 		}
 		if (remaining <= 0) {
-			this.loop.lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
+			this.loop.lose(RevocationCause.RENEW_DEADLINE_PASSED);
 		}
 		else {
 			this.loop.scheduleAttempt(remaining);
 		}
 		return 0;
-	}
-
-	/** A request that got no answer used its time already: try again at once, else after a retry period. */
-	private void retryRenewOrLose(Throwable failure) {
-		long untilGateCloses = this.loop.leadership.gateClosesAt() - this.loop.now();
-		if (untilGateCloses <= 0) {
-			this.loop.lose(RevocationCause.RENEW_DEADLINE_PASSED, 0);
-		}
-		else {
-			this.loop.scheduleAttempt(Steps.noAnswer(failure) ? 0 : Math.min(this.retryPeriodNanos, untilGateCloses));
-		}
 	}
 
 	// ---- claiming and releasing

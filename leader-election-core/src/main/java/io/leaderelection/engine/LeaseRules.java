@@ -18,8 +18,14 @@ final class LeaseRules {
 
 	private final long renewDeadlineNanos;
 
-	LeaseRules(long renewDeadlineNanos) {
+	private final long retryPeriodNanos;
+
+	private final long renewPeriodNanos;
+
+	LeaseRules(long renewDeadlineNanos, long retryPeriodNanos, long renewPeriodNanos) {
 		this.renewDeadlineNanos = renewDeadlineNanos;
+		this.retryPeriodNanos = retryPeriodNanos;
+		this.renewPeriodNanos = renewPeriodNanos;
 	}
 
 	/**
@@ -63,6 +69,50 @@ final class LeaseRules {
 			return new ClaimIfLet(new Claim(seen, seen.transitions() + 1, Reason.EXPIRED, null), new WaitForTurn());
 		}
 		return untilExpired;
+	}
+
+	/**
+	 * When a leader whose renewal sent at {@code sentAt} was stored writes again: a renew period
+	 * after it was sent, or at once when once-per-window runs started meanwhile wait to be stored.
+	 */
+	LeaderStep.WriteAgainIn renewed(long sentAt, long now, boolean runsUnrecorded) {
+		return new LeaderStep.WriteAgainIn(runsUnrecorded ? 0 : sentAt + this.renewPeriodNanos - now);
+	}
+
+	/**
+	 * Why a leader whose renewal was stored ends its term now, with its gate open: what the guard
+	 * guards is no longer its own, or the Lease names another preferred holder than at the grant
+	 * (an administrator's ask to hand over); {@code null} when it leads on.
+	 */
+	static RevocationCause endsAfterRenewal(boolean guardHeld, LeaseRecord stored, String identity,
+			String preferredHolderAtGrant) {
+		if (!guardHeld) {
+			return RevocationCause.MIGRATION_KEY_LOST;
+		}
+		if (stored.prefersOtherThan(identity) && !stored.preferredHolder().equals(preferredHolderAtGrant)) {
+			return RevocationCause.PREFERRED_HOLDER;
+		}
+		return null;
+	}
+
+	/**
+	 * What a leader does after a renewal (or the read after a conflict) failed: a deleted Lease is
+	 * lost; a conflict is read once, the first time; any other failure is retried while the gate
+	 * is open, at once when it got no answer (its time is spent already), else after a retry
+	 * period.
+	 * @param afterConflict whether the request failed was made after a conflict already
+	 */
+	LeaderStep renewalFailed(Throwable failure, boolean afterConflict, long untilGateClosesNanos) {
+		if (failure instanceof LeaseNotFoundException) {
+			return new LeaderStep.Lose(RevocationCause.LEASE_DELETED);
+		}
+		if (failure instanceof LeaseConflictException && !afterConflict) {
+			return new LeaderStep.ReadThenRenew();
+		}
+		if (untilGateClosesNanos <= 0) {
+			return new LeaderStep.Lose(RevocationCause.RENEW_DEADLINE_PASSED);
+		}
+		return new LeaderStep.WriteAgainIn(ElectionRules.noAnswer(failure) ? 0 : Math.min(this.retryPeriodNanos, untilGateClosesNanos));
 	}
 
 }

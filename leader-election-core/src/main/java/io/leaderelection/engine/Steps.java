@@ -187,9 +187,4 @@ final class Steps {
 		return new LeaseStoreException(verb, this.lease, 0, String.valueOf(cause), cause);
 	}
 
-	/** Whether the failure is a call that got no answer: it may have been carried out. */
-	static boolean noAnswer(Throwable failure) {
-		return failure instanceof LeaseStoreException storeFailure && storeFailure.isNoAnswer();
-	}
-
 }

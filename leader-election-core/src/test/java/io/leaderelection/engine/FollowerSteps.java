@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The words the rules' scripts are written in: versions of the Lease named as a reader says them,
- * and follower steps told as one line, in milliseconds.
+ * and steps told as one line, in milliseconds.
  */
 final class FollowerSteps {
 
@@ -47,6 +47,17 @@ final class FollowerSteps {
 
 	private static LeaseRecord record(String holder, int durationSeconds, Instant renewed, String uid) {
 		return new LeaseRecord(holder, durationSeconds, renewed, renewed, 3, null, uid, "7", null);
+	}
+
+	/** The leader's step as one line of a script. */
+	static String told(LeaderStep step) {
+		if (step instanceof LeaderStep.WriteAgainIn write) {
+			return "write again in " + TimeUnit.NANOSECONDS.toMillis(write.delayNanos());
+		}
+		if (step instanceof LeaderStep.ReadThenRenew) {
+			return "read then renew";
+		}
+		return "lose " + ((LeaderStep.Lose) step).cause();
 	}
 
 	/** The step as one line of a script. */

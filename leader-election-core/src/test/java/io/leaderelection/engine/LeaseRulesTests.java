@@ -1,5 +1,7 @@
 package io.leaderelection.engine;
 
+import java.time.Duration;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -9,14 +11,15 @@ import static io.leaderelection.engine.FollowerSteps.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A lease-mode follower's rules as a script: what replica "me" saw, then the step it takes. Times
- * in milliseconds; now is 100000, the renew deadline 10000.
+ * Lease mode's rules as scripts: what replica "me" saw or was answered, then the step it takes.
+ * Times in milliseconds; now is 100000, the renew deadline 10000, the retry period 2000, the renew
+ * period 5000.
  */
 class LeaseRulesTests {
 
 	private static final long NOW = ms(100_000);
 
-	private final LeaseRules rules = new LeaseRules(ms(10_000));
+	private final LeaseRules rules = new LeaseRules(ms(10_000), ms(2_000), ms(5_000));
 
 	@ParameterizedTest(name = "{0}")
 	@CsvSource(delimiter = '|', nullValues = "-", textBlock = """
@@ -49,6 +52,61 @@ class LeaseRulesTests {
 		OwnWrites.Sent ownClaim = (ownClaimSentAtMillis != null)
 				? new OwnWrites.Sent(FollowerSteps.RENEWED, ms(ownClaimSentAtMillis), 0) : null;
 		assertThat(told(this.rules.follow(sight, NOW, ownClaim, claimedAgainTooLate, holderExited))).isEqualTo(step);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			# situation                                                  | failure   | after a conflict | until the gate closes | step
+			a deleted Lease is lost                                        | not found | false            | 5000                  | lose LEASE_DELETED
+			a deleted Lease is lost, whatever the deadline                 | not found | false            | -100                  | lose LEASE_DELETED
+			a conflict is read once, to renew on a version still ours      | conflict  | false            | 5000                  | read then renew
+			a conflict after that read is retried after a retry period     | conflict  | true             | 5000                  | write again in 2000
+			a request with no answer spent its time: retried at once       | no answer | false            | 5000                  | write again in 0
+			a refusal is retried after a retry period                      | refused   | false            | 5000                  | write again in 2000
+			a refusal close to the deadline is retried before the gate closes | refused | false           | 700                   | write again in 700
+			nothing is retried once the gate closed                        | no answer | false            | 0                     | lose RENEW_DEADLINE_PASSED
+			""")
+	void aLeadersRenewalFails(String situation, String failure, boolean afterConflict, long untilGateClosesMillis,
+			String step) {
+		assertThat(told(this.rules.renewalFailed(failure(failure), afterConflict, ms(untilGateClosesMillis))))
+			.isEqualTo(step);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+			# situation                                                 | guard held | preferred holder | preferred at the grant | term ends for
+			a renewed term goes on                                        | true       | -                | -                      | -
+			a guard lost ends it                                          | false      | -                | -                      | MIGRATION_KEY_LOST
+			another preferred holder named since the grant ends it        | true       | b                | -                      | PREFERRED_HOLDER
+			another preferred holder named before the grant does not      | true       | b                | b                      | -
+			this replica named preferred holder does not                  | true       | me               | -                      | -
+			""")
+	void aLeadersRenewalIsStored(String situation, boolean guardHeld, String preferredHolder, String preferredAtGrant,
+			RevocationCause ends) {
+		LeaseRecord stored = new LeaseRecord("me", 15, FollowerSteps.RENEWED, FollowerSteps.RENEWED, 3, preferredHolder,
+				"uid-1", "8", null);
+		assertThat(LeaseRules.endsAfterRenewal(guardHeld, stored, "me", preferredAtGrant)).isEqualTo(ends);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			# situation                                                      | sent at | runs unrecorded | step
+			renewed: written again a renew period after it was sent           | 99000   | false           | write again in 4000
+			answered late: written again sooner                                | 96000   | false           | write again in 1000
+			once-per-window runs started meanwhile are written at once         | 99000   | true            | write again in 0
+			""")
+	void aLeadersRenewalIsAnswered(String situation, long sentAtMillis, boolean runsUnrecorded, String step) {
+		assertThat(told(this.rules.renewed(ms(sentAtMillis), NOW, runsUnrecorded))).isEqualTo(step);
+	}
+
+	private static Throwable failure(String kind) {
+		return switch (kind) {
+			case "not found" -> new LeaseNotFoundException("update", "Lease a/b", "gone");
+			case "conflict" -> new LeaseConflictException("update", "Lease a/b", "changed");
+			case "no answer" -> LeaseStoreException.noAnswer("update", "Lease a/b", Duration.ofSeconds(3), null);
+			case "refused" -> new LeaseStoreException("update", "Lease a/b", 500, "internal error");
+			default -> throw new IllegalArgumentException(kind);
+		};
 	}
 
 }
