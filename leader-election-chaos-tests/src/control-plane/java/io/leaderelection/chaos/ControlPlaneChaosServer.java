@@ -24,6 +24,9 @@ import io.leaderelection.controlplane.ApiServer;
 import io.leaderelection.controlplane.AuditLog;
 import io.leaderelection.controlplane.ControlPlane;
 import io.leaderelection.controlplane.TestNamespace;
+import io.leaderelection.kubernetes.MockApiServer;
+import io.leaderelection.kubernetes.MockApiServer.LeaseRequestListener;
+import io.leaderelection.kubernetes.MockApiServer.LeaseWriteListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -145,7 +148,7 @@ final class ControlPlaneChaosServer implements ChaosServer {
 
 	/**
 	 * HTTPS to a loopback port with a bearer token, the server's own certificate trusted, and the
-	 * connection timeout the mock's clients have ({@link ChaosApiServer#clientConfig}).
+	 * connection timeout the mock's clients have ({@link MockApiServer#clientConfig}).
 	 */
 	private static ConfigBuilder https(int port, String token) {
 		return new ConfigBuilder().withMasterUrl("https://127.0.0.1:" + port)

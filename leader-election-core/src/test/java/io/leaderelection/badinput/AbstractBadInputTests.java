@@ -1,7 +1,7 @@
 package io.leaderelection.badinput;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.leaderelection.chaos.ChaosApiServer;
+import io.leaderelection.kubernetes.MockApiServer;
 import org.junit.jupiter.api.AfterEach;
 
 /**
@@ -10,7 +10,7 @@ import org.junit.jupiter.api.AfterEach;
  */
 abstract class AbstractBadInputTests {
 
-	final ChaosApiServer server = ChaosApiServer.start();
+	final MockApiServer server = MockApiServer.start();
 
 	final KubernetesClient kubectl = this.server.client("kubectl");
 

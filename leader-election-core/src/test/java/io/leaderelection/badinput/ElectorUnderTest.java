@@ -7,7 +7,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.LeaderStatus;
-import io.leaderelection.chaos.ChaosApiServer;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionHealth;
 import io.leaderelection.engine.ElectionListener;
@@ -15,6 +14,7 @@ import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
+import io.leaderelection.kubernetes.MockApiServer;
 
 /**
  * Our elector in one election, on the threads the auto-configuration gives it and a client of
@@ -48,7 +48,7 @@ final class ElectorUnderTest implements AutoCloseable, ElectionListener {
 
 	private final List<Long> tokens = new CopyOnWriteArrayList<>();
 
-	private ElectorUnderTest(ChaosApiServer server, String identity, String namespace) {
+	private ElectorUnderTest(MockApiServer server, String identity, String namespace) {
 		this.client = server.client(identity);
 		this.stores = new KubernetesLeaseStores(this.client, this.threads.blockingCalls(), this.threads.requests());
 		this.engine = new ElectionEngine(identity,
@@ -57,11 +57,11 @@ final class ElectorUnderTest implements AutoCloseable, ElectionListener {
 	}
 
 	/** Starts campaigning for {@value #LEASE} in {@value #NAMESPACE}. */
-	static ElectorUnderTest start(ChaosApiServer server, String identity) {
+	static ElectorUnderTest start(MockApiServer server, String identity) {
 		return start(server, identity, NAMESPACE);
 	}
 
-	static ElectorUnderTest start(ChaosApiServer server, String identity, String namespace) {
+	static ElectorUnderTest start(MockApiServer server, String identity, String namespace) {
 		ElectorUnderTest elector = new ElectorUnderTest(server, identity, namespace);
 		elector.engine.start();
 		return elector;

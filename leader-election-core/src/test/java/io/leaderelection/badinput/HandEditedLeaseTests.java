@@ -18,8 +18,8 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.mockwebserver.http.MockResponse;
-import io.leaderelection.chaos.ChaosApiServer;
-import io.leaderelection.chaos.ChaosApiServer.Answer;
+import io.leaderelection.kubernetes.MockApiServer;
+import io.leaderelection.kubernetes.MockApiServer.Answer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static io.leaderelection.badinput.ElectorUnderTest.LEASE;
 import static io.leaderelection.badinput.ElectorUnderTest.LEASE_DURATION;
 import static io.leaderelection.badinput.ElectorUnderTest.NAMESPACE;
-import static io.leaderelection.chaos.ChaosApiServer.method;
+import static io.leaderelection.kubernetes.MockApiServer.method;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -137,7 +137,7 @@ class HandEditedLeaseTests extends AbstractBadInputTests {
 					.withResourceVersion("7")
 					.endMetadata()
 					.build()));
-		try (Answer otherKind = this.server.answer(ChaosApiServer.from(ME).and(method("GET")), () -> configMap)) {
+		try (Answer otherKind = this.server.answer(MockApiServer.from(ME).and(method("GET")), () -> configMap)) {
 			this.elector = ElectorUnderTest.start(this.server, ME);
 			await().atMost(LEASE_DURATION.multipliedBy(5))
 				.until(() -> this.elector.health().failingFor().compareTo(LEASE_DURATION) > 0);

@@ -9,19 +9,19 @@ import java.util.function.Predicate;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.leaderelection.chaos.ChaosApiServer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
-import io.leaderelection.chaos.ChaosApiServer.Answer;
+import io.leaderelection.kubernetes.MockApiServer;
+import io.leaderelection.kubernetes.MockApiServer.Answer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import static io.leaderelection.badinput.ElectorUnderTest.LEASE_DURATION;
 import static io.leaderelection.badinput.ElectorUnderTest.NAMESPACE;
-import static io.leaderelection.chaos.ChaosApiServer.after;
-import static io.leaderelection.chaos.ChaosApiServer.method;
-import static io.leaderelection.chaos.ChaosApiServer.status;
+import static io.leaderelection.kubernetes.MockApiServer.after;
+import static io.leaderelection.kubernetes.MockApiServer.method;
+import static io.leaderelection.kubernetes.MockApiServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -36,7 +36,7 @@ class UnreachableApiTests extends AbstractBadInputTests {
 	private static final String ELECTOR_NAME = "pod-a";
 
 	/** Only the elector's requests are refused, not the test's own. */
-	private static final Predicate<RecordedRequest> ELECTOR = ChaosApiServer.from(ELECTOR_NAME);
+	private static final Predicate<RecordedRequest> ELECTOR = MockApiServer.from(ELECTOR_NAME);
 
 	@Test
 	void namespaceThatDoesNotExistIsNamedAndTheElectorWinsOnceItIsCreated() {

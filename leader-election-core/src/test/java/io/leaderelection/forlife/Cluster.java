@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.leaderelection.chaos.ChaosApiServer;
+import io.leaderelection.kubernetes.MockApiServer;
 
 /**
  * What Kubernetes does around the replicas in these tests: it creates their Pods, changes their
@@ -21,7 +21,7 @@ final class Cluster implements AutoCloseable {
 
 	private final KubernetesClient client;
 
-	Cluster(ChaosApiServer server) {
+	Cluster(MockApiServer server) {
 		this.client = server.client("kubernetes");
 	}
 

@@ -15,9 +15,9 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.StepDown;
-import io.leaderelection.chaos.ChaosApiServer;
 import io.leaderelection.engine.ForLifePodException;
 import io.leaderelection.engine.LeaseRecord;
+import io.leaderelection.kubernetes.MockApiServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +37,7 @@ class ForLifeElectionTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
 
-	private ChaosApiServer server;
+	private MockApiServer server;
 
 	private Cluster cluster;
 
@@ -48,7 +48,7 @@ class ForLifeElectionTests {
 
 	@BeforeEach
 	void startServer() {
-		this.server = ChaosApiServer.start();
+		this.server = MockApiServer.start();
 		this.cluster = new Cluster(this.server);
 		this.server.onLeaseWritten((name, client, stored) -> this.lockWrites
 			.add(client + ((stored != null) ? " wrote " + stored.getMetadata().getUid() : " deleted")));
@@ -286,10 +286,10 @@ class ForLifeElectionTests {
 	void aMissingLockIsCreatedAtOnceUnlessAGapCameWhileItWasMissingThenAfterALeaseDurationOfUnbrokenAbsence() {
 		this.cluster.runPod("pod-b");
 		// b reads the lock missing, and its creates fail: a failed call is a gap in what it saw
-		ChaosApiServer.Answer noCreates = this.server.answer(ChaosApiServer.from("pod-b")
-			.and(ChaosApiServer.method("POST"))
+		MockApiServer.Answer noCreates = this.server.answer(MockApiServer.from("pod-b")
+			.and(MockApiServer.method("POST"))
 			.and((request) -> request.getPath().endsWith("/leases")),
-				() -> ChaosApiServer.status(500, "InternalError", "b cannot create, for a while"));
+				() -> MockApiServer.status(500, "InternalError", "b cannot create, for a while"));
 		ForLifeReplica b = replica("pod-b");
 		await().atMost(WAIT).until(() -> b.status().lastError() != null);
 		noCreates.close();
@@ -349,7 +349,7 @@ class ForLifeElectionTests {
 	void aPodThatCannotBeReadFailsTheStartNamingTheRbacNeeded() {
 		this.cluster.runPod("pod-a");
 		this.server.answer((request) -> request.getPath().contains("/pods/"),
-				() -> ChaosApiServer.status(403, "Forbidden", "pods \"pod-a\" is forbidden: User cannot get resource"));
+				() -> MockApiServer.status(403, "Forbidden", "pods \"pod-a\" is forbidden: User cannot get resource"));
 		ForLifeReplica a = new ForLifeReplica(this.server, "pod-a", null);
 		this.replicas.add(a);
 

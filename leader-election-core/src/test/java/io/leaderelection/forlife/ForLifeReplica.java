@@ -7,7 +7,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.LeaderStatus;
-import io.leaderelection.chaos.ChaosApiServer;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionHealth;
 import io.leaderelection.engine.ElectionListener;
@@ -15,6 +14,7 @@ import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
+import io.leaderelection.kubernetes.MockApiServer;
 
 /**
  * One process in a Pod, running the default election for-life with a client of its own on the
@@ -46,7 +46,7 @@ final class ForLifeReplica implements AutoCloseable, ElectionListener {
 
 	private boolean closed;
 
-	ForLifeReplica(ChaosApiServer server, String podName, Duration notReadyNodeTakeover) {
+	ForLifeReplica(MockApiServer server, String podName, Duration notReadyNodeTakeover) {
 		this.client = server.client(podName);
 		ElectionSettings settings = new ElectionSettings(ELECTION, NAMESPACE, LEASE, Duration.ofSeconds(2),
 				Duration.ofSeconds(1), Duration.ofMillis(200))
@@ -56,11 +56,11 @@ final class ForLifeReplica implements AutoCloseable, ElectionListener {
 				List.of(this));
 	}
 
-	static ForLifeReplica start(ChaosApiServer server, String podName) {
+	static ForLifeReplica start(MockApiServer server, String podName) {
 		return start(server, podName, null);
 	}
 
-	static ForLifeReplica start(ChaosApiServer server, String podName, Duration notReadyNodeTakeover) {
+	static ForLifeReplica start(MockApiServer server, String podName, Duration notReadyNodeTakeover) {
 		ForLifeReplica replica = new ForLifeReplica(server, podName, notReadyNodeTakeover);
 		replica.engine.start();
 		return replica;

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.leaderelection.chaos.ChaosApiServer;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
@@ -49,7 +48,7 @@ final class ExitTakeoverReplica implements AutoCloseable, ElectionListener {
 	 * @param started when its container's first process started, {@code null} when unknown: a status
 	 * telling of a run started earlier is not its own
 	 */
-	ExitTakeoverReplica(ChaosApiServer server, String identity, String podName, String container, Instant started,
+	ExitTakeoverReplica(MockApiServer server, String identity, String podName, String container, Instant started,
 			ElectionSettings settings) {
 		this.identity = identity;
 		this.client = server.client(identity);

@@ -105,7 +105,7 @@ class KubernetesManifestsTests {
 	/**
 	 * What the lease variant's Role grants beyond what a test run sends: the member Leases of
 	 * replicas gone are deleted only once unchanged for ten minutes (the core's
-	 * {@code BalancedShardsCrudServerTest} shows that deletion).
+	 * {@code BalancedShardsCrudServerTests} shows that deletion).
 	 */
 	private static final Map<String, Set<String>> SENT_ONLY_AFTER_TEN_MINUTES = Map.of("coordination.k8s.io/leases",
 			Set.of("delete"));

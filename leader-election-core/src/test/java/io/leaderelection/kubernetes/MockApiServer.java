@@ -1,4 +1,4 @@
-package io.leaderelection.chaos;
+package io.leaderelection.kubernetes;
 
 import java.net.InetAddress;
 import java.net.URLDecoder;
@@ -43,12 +43,14 @@ import io.fabric8.mockwebserver.http.WebSocketListener;
  * and answers a stale write with 409. On top of that it can be stopped and restarted on its port
  * with its objects kept, as an API server restarts in front of its etcd, told to answer chosen
  * requests itself (403, 404, 500, an answer that never comes) instead of serving them, and tell
- * of every version of a Lease it stores.
+ * of every version of a Lease it stores and of every request about one. The core's tests that need
+ * an API server to fail on demand run on it, and so do the chaos suite's runs
+ * (leader-election-chaos-tests, through this module's test-jar), as its subclass ChaosApiServer.
  */
-public final class ChaosApiServer implements ChaosServer {
+public class MockApiServer implements AutoCloseable {
 
 	/** The header naming the client of every request, so that an answer can target one replica. */
-	public static final String CLIENT_HEADER = "X-Chaos-Client";
+	public static final String CLIENT_HEADER = "X-Test-Client";
 
 	/**
 	 * The mock server logs every request at INFO through java.util.logging; a chaos run sends
@@ -64,28 +66,22 @@ public final class ChaosApiServer implements ChaosServer {
 
 	private KubernetesMockServer server;
 
-	private ChaosApiServer() {
+	protected MockApiServer() {
 		MOCK_SERVER_LOGGER.setLevel(Level.WARNING);
 		this.server = serve(0);
 		this.port = this.server.getPort();
 	}
 
-	public static ChaosApiServer start() {
-		return new ChaosApiServer();
+	public static MockApiServer start() {
+		return new MockApiServer();
 	}
 
-	@Override
+	/** The loopback port it serves on, the same across a restart. */
 	public int port() {
 		return this.port;
 	}
 
-	/** Plain HTTP, every request naming the client in {@value #CLIENT_HEADER}. */
-	@Override
-	public ConfigBuilder config(int port, String clientName) {
-		return clientConfig(port, clientName);
-	}
-
-	@Override
+	/** A client that talks to the server, known to it by the given name. */
 	public KubernetesClient client(String clientName) {
 		return new KubernetesClientBuilder().withConfig(clientConfig(this.port, clientName).build()).build();
 	}
@@ -103,7 +99,6 @@ public final class ChaosApiServer implements ChaosServer {
 	}
 
 	/** Stops serving: connections are closed and new ones refused. The stored objects are kept. */
-	@Override
 	public synchronized void stop() {
 		if (this.server != null) {
 			this.server.destroy();
@@ -112,7 +107,6 @@ public final class ChaosApiServer implements ChaosServer {
 	}
 
 	/** Serves again on the same port, with the objects stored before the stop. */
-	@Override
 	public synchronized void restart() {
 		if (this.server == null) {
 			this.server = serve(this.port);
@@ -134,7 +128,6 @@ public final class ChaosApiServer implements ChaosServer {
 	 * deletion, in the order they are stored, as they are stored: before any client hears of it.
 	 * The client is the one named in {@value #CLIENT_HEADER}.
 	 */
-	@Override
 	public void onLeaseWritten(LeaseWriteListener listener) {
 		this.dispatcher.leaseWriteListener = listener;
 	}
@@ -145,7 +138,6 @@ public final class ChaosApiServer implements ChaosServer {
 	 * status code, as it answers: what a gate overlap's timeline shows beside the versions stored.
 	 * A watch accepted is answered 101, as the mock accepts it with a WebSocket upgrade.
 	 */
-	@Override
 	public void onLeaseRequest(LeaseRequestListener listener) {
 		this.dispatcher.leaseRequestListener = listener;
 	}
@@ -176,12 +168,6 @@ public final class ChaosApiServer implements ChaosServer {
 		return response.setBodyDelay(delay.toMillis(), TimeUnit.MILLISECONDS);
 	}
 
-	/** Answers the client's requests with 500, as an API server failing for it would. */
-	@Override
-	public Runnable failing(String clientName) {
-		return answer(from(clientName), () -> status(500, "InternalError", "injected by the chaos run"))::close;
-	}
-
 	@Override
 	public void close() {
 		stop();
@@ -194,6 +180,33 @@ public final class ChaosApiServer implements ChaosServer {
 				this.dispatcher, false);
 		server.init(InetAddress.getLoopbackAddress(), port);
 		return server;
+	}
+
+	/** Told of every Lease version the server stores. */
+	@FunctionalInterface
+	public interface LeaseWriteListener {
+
+		/**
+		 * @param name the Lease's name
+		 * @param client the name of the client whose request stored it, as the server tells it
+		 * @param stored the version stored; {@code null} when the Lease was deleted
+		 */
+		void written(String name, String client, Lease stored);
+
+	}
+
+	/** Told of every request about a Lease the server answers. */
+	@FunctionalInterface
+	public interface LeaseRequestListener {
+
+		/**
+		 * @param name the Lease's name
+		 * @param client the name of the client that sent it
+		 * @param request what was asked, e.g. {@code PUT}, {@code GET}, {@code watch}
+		 * @param code the status code of the answer (for a watch, that of its start)
+		 */
+		void requested(String name, String client, String request, int code);
+
 	}
 
 	/** An answer given instead of the server's own until withdrawn. */

@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The in-memory Leases under the real engine: one process leads at once; replicas sharing them
  * elect among themselves, handing over without two gates open and with rising fencing tokens.
  */
-class InMemoryLeaseStoresTest {
+class InMemoryLeaseStoresTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
 
@@ -143,7 +143,7 @@ class InMemoryLeaseStoresTest {
 			@Override
 			public void granted(String election, long fencingToken, long gateOpenedAt) {
 				this.current = new long[] { gateOpenedAt, Long.MAX_VALUE, fencingToken };
-				InMemoryLeaseStoresTest.this.terms.add(this.current);
+				InMemoryLeaseStoresTests.this.terms.add(this.current);
 			}
 
 			@Override

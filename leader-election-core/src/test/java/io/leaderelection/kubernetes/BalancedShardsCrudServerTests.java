@@ -32,7 +32,7 @@ import static org.awaitility.Awaitility.await;
  * each other through labelled member Leases, spread the shards at most one apart, and the shard
  * Leases carry labels that list them.
  */
-class BalancedShardsCrudServerTest {
+class BalancedShardsCrudServerTests {
 
 	private static final int SHARDS = 8;
 

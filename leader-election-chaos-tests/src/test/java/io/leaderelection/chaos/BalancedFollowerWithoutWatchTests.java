@@ -36,7 +36,7 @@ import static org.awaitility.Awaitility.await;
  * became news of the Lease: the early creation, and an overlap of 13 to 80 ms in every run.
  */
 @QuietChaosLogging
-class BalancedFollowerWithoutWatchTest {
+class BalancedFollowerWithoutWatchTests {
 
 	private static final int SHARDS = 8;
 

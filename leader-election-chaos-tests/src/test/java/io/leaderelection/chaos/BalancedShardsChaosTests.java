@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * killed) and leaving (stopped or killed, then a new process in their place), mixed at once as in
  * the other runs: {@link FaultMix#SHARDED}. Every shard runs leader-only jobs of varied length.
  * <p>
- * Every check of {@link LeaderElectionChaosTest} holds over the run, and shard by shard: no gate
+ * Every check of {@link LeaderElectionChaosTests} holds over the run, and shard by shard: no gate
  * overlap, no fencing token regression, no overlap of cooperative steps, no opaque job overlap
  * after a voluntary end (a hand-over to balance the group is one), no fence violation. How
  * evenly the live replicas held the shards (the spread) is reported per fault window, and not
@@ -34,14 +34,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * faults); it fails after five minutes: the build runs it beside the Spring modules' tests, which
  * keep both cores busy, and then it waits longer for each shard's leader after each fault (11 of its
  * 21 kinds in two minutes, in one such run). The long one, {@code ./mvnw -B -o test -pl leader-election-chaos-tests -am
- * -Dtest='BalancedShardsChaosTest#longBalancedShardsRun' -Dchaos.long=true
+ * -Dtest='BalancedShardsChaosTests#longBalancedShardsRun' -Dchaos.long=true
  * -Dsurefire.failIfNoSpecifiedTests=false}, goes on until 2,000 transitions
  * ({@code -Dchaos.shards.transitions}) and writes {@code target/chaos-report-shards.md}
  * (recorded in {@code docs/chaos-report.md}). {@code -Dchaos.seed} sets the seed, and for the
  * short run {@code -Dchaos.seeds} several, each run on its own.
  */
 @QuietChaosLogging
-class BalancedShardsChaosTest {
+class BalancedShardsChaosTests {
 
 	private static final int REPLICAS = 5;
 
@@ -78,7 +78,7 @@ class BalancedShardsChaosTest {
 	@EnabledIfSystemProperty(named = "chaos.long", matches = "true")
 	void longBalancedShardsRun() throws IOException {
 		int transitions = Integer.getInteger("chaos.shards.transitions", 2000);
-		ChaosSettings settings = ChaosSettings.balancedShards(LeaderElectionChaosTest.seed(), REPLICAS, SHARDS,
+		ChaosSettings settings = ChaosSettings.balancedShards(LeaderElectionChaosTests.seed(), REPLICAS, SHARDS,
 				transitions, Duration.ofMinutes(30));
 		ChaosOutcome outcome = new ChaosRun(new EngineElector(), settings).run();
 		String markdown = ChaosReport.markdown(List.of(outcome));
@@ -96,7 +96,7 @@ class BalancedShardsChaosTest {
 	 * it (one round of every kind takes most of it); others with {@code -Dchaos.seeds}.
 	 */
 	static List<Long> shortRunSeeds() {
-		return LeaderElectionChaosTest.seeds(List.of(LeaderElectionChaosTest.seed()));
+		return LeaderElectionChaosTests.seeds(List.of(LeaderElectionChaosTests.seed()));
 	}
 
 	/**
@@ -104,7 +104,7 @@ class BalancedShardsChaosTest {
 	 * balanced: some terms were handed over, and the spread was sampled.
 	 */
 	private static void assertNeverTwoLeadersInAnyShard(ChaosOutcome outcome, ChaosSettings settings) {
-		LeaderElectionChaosTest.assertNeverTwoLeaders(outcome);
+		LeaderElectionChaosTests.assertNeverTwoLeaders(outcome);
 		assertThat(outcome.elections()).as("shards").containsOnlyKeys(settings.electionNames());
 		assertThat(outcome.elections()).as("shards with a check failed").allSatisfy((shard, counts) -> {
 			assertThat(counts.gateOverlaps()).as("%s: gate overlaps", shard).isZero();

@@ -38,7 +38,7 @@ import static org.awaitility.Awaitility.await;
  * {@code TokenRefreshInterceptor.before} calls {@code Config.refresh}, which runs the plugin and
  * waits for its process), and that thread is never one of the engine's.
  */
-class SlowCredentialRefreshCrudServerTest {
+class SlowCredentialRefreshCrudServerTests {
 
 	private static final String NAMESPACE = "shop";
 

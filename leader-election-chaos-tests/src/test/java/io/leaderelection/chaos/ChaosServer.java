@@ -1,13 +1,17 @@
 package io.leaderelection.chaos;
 
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.leaderelection.kubernetes.MockApiServer;
+import io.leaderelection.kubernetes.MockApiServer.LeaseRequestListener;
+import io.leaderelection.kubernetes.MockApiServer.LeaseWriteListener;
 
 /**
  * The API server a chaos run talks to: fabric8's mock server ({@link ChaosApiServer}), or a real
  * control plane. Replicas reach it through their own links; the server tells the run of every
- * version of a Lease it stores and of every request about a Lease it answers, naming the client.
+ * version of a Lease it stores and of every request about a Lease it answers, naming the client,
+ * through the listeners of the mock ({@link MockApiServer}), which a real control plane's server
+ * takes too.
  */
 public interface ChaosServer extends AutoCloseable {
 
@@ -47,32 +51,5 @@ public interface ChaosServer extends AutoCloseable {
 
 	@Override
 	void close();
-
-	/** Told of every Lease version the server stores. */
-	@FunctionalInterface
-	interface LeaseWriteListener {
-
-		/**
-		 * @param name the Lease's name
-		 * @param client the name of the client whose request stored it, as the server tells it
-		 * @param stored the version stored; {@code null} when the Lease was deleted
-		 */
-		void written(String name, String client, Lease stored);
-
-	}
-
-	/** Told of every request about a Lease the server answers. */
-	@FunctionalInterface
-	interface LeaseRequestListener {
-
-		/**
-		 * @param name the Lease's name
-		 * @param client the name of the client that sent it
-		 * @param request what was asked, e.g. {@code PUT}, {@code GET}, {@code watch}
-		 * @param code the status code of the answer (for a watch, that of its start)
-		 */
-		void requested(String name, String client, String request, int code);
-
-	}
 
 }

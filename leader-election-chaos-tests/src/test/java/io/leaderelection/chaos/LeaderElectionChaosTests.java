@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (the build runs it beside the Spring modules' tests, which keep both cores busy).
  * The long run,
  * {@code ./mvnw -B test -pl leader-election-chaos-tests -am
- * -Dtest='LeaderElectionChaosTest#longRunBesideFabric8' -Dchaos.long=true
+ * -Dtest='LeaderElectionChaosTests#longRunBesideFabric8' -Dchaos.long=true
  * -Dsurefire.failIfNoSpecifiedTests=false}, runs this project's elector and fabric8's, 7.3.1 from
  * the test class path and 7.8.0 from the jars the fabric8-baseline module lists, until 2,000
  * transitions each, and writes {@code target/chaos-report.md} (recorded in
@@ -52,13 +52,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * elections give the transitions a short run needs within its budget. The short for-life run,
  * part of every build, goes on until every kind of its mix was injected and 50 transitions
  * (about 30 s, 50 to 70 transitions; it fails after four minutes); the long one,
- * {@code -Dtest='LeaderElectionChaosTest#longForLifeRun' -Dchaos.long=true}, until 1,000
+ * {@code -Dtest='LeaderElectionChaosTests#longForLifeRun' -Dchaos.long=true}, until 1,000
  * transitions ({@code -Dchaos.forLife.transitions}), and writes
  * {@code target/chaos-report-for-life.md}. {@code -Dchaos.engineLog=INFO} (or {@code DEBUG}, which
  * also logs every Lease version stored) shows the electors' log.
  * <p>
  * A user's cluster, on demand: {@code ./mvnw -B test -pl leader-election-chaos-tests -am
- * -Dtest='LeaderElectionChaosTest#usersClusterRunBesideFabric8' -Dchaos.long=true -Dchaos.seeds=7,8
+ * -Dtest='LeaderElectionChaosTests#usersClusterRunBesideFabric8' -Dchaos.long=true -Dchaos.seeds=7,8
  * -Dsurefire.failIfNoSpecifiedTests=false} runs four replicas of an application with one election
  * for a minute ({@code -Dchaos.cluster.seconds}), the faults of {@link FaultMix#USERS_CLUSTER}
  * coming at random moments, one every two seconds on average, held together, one replica cut off
@@ -67,7 +67,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code target/chaos-report-users-cluster.md}.
  */
 @QuietChaosLogging
-class LeaderElectionChaosTest {
+class LeaderElectionChaosTests {
 
 	private static final long DEFAULT_SEED = 20261121L;
 
@@ -162,7 +162,7 @@ class LeaderElectionChaosTest {
 		Path report = Path.of("target", "chaos-report.md");
 		Files.writeString(report, ChaosReport.markdown(outcomes));
 		System.out.println("Written to " + report.toAbsolutePath());
-		outcomes.stream().filter(LeaderElectionChaosTest::ofThisProject).forEach((outcome) -> {
+		outcomes.stream().filter(LeaderElectionChaosTests::ofThisProject).forEach((outcome) -> {
 			assertThat(outcome.transitions()).as("transitions").isGreaterThanOrEqualTo(transitions);
 			assertNeverTwoLeaders(outcome);
 		});
@@ -184,12 +184,12 @@ class LeaderElectionChaosTest {
 			String run = ChaosReport.markdown(outcomes);
 			System.out.println(run);
 			markdown.append(run).append(System.lineSeparator());
-			outcomes.stream().filter(LeaderElectionChaosTest::ofThisProject).forEach(ours::add);
+			outcomes.stream().filter(LeaderElectionChaosTests::ofThisProject).forEach(ours::add);
 		}
 		Path report = Path.of("target", "chaos-report-users-cluster.md");
 		Files.writeString(report, markdown);
 		System.out.println("Written to " + report.toAbsolutePath());
-		ours.forEach(LeaderElectionChaosTest::assertNeverTwoLeaders);
+		ours.forEach(LeaderElectionChaosTests::assertNeverTwoLeaders);
 	}
 
 	/**

@@ -18,7 +18,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.leaderelection.chaos.ChaosApiServer;
 import io.leaderelection.chaos.NetworkLink;
 import io.leaderelection.chaos.Pause;
 import io.leaderelection.engine.ElectionEngine;
@@ -58,7 +57,7 @@ import static org.awaitility.Awaitility.await;
  * seen created is no absence joined across a gap. The replica cut off watches: its watch ends
  * with its first failed read, before the Lease is deleted.
  */
-class AbsenceAcrossGapsCrudServerTest {
+class AbsenceAcrossGapsCrudServerTests {
 
 	/**
 	 * The renew deadline is long beside the retry period and the few requests a replica makes from
@@ -248,11 +247,11 @@ class AbsenceAcrossGapsCrudServerTest {
 
 		Replica(String name, Following following, UnaryOperator<LeaseStore> wrap) {
 			this.name = name;
-			this.link = open(NetworkLink.open(AbsenceAcrossGapsCrudServerTest.this.reactor,
-					AbsenceAcrossGapsCrudServerTest.this.opened.server().getPort()));
+			this.link = open(NetworkLink.open(AbsenceAcrossGapsCrudServerTests.this.reactor,
+					AbsenceAcrossGapsCrudServerTests.this.opened.server().getPort()));
 			LeaderElectionThreads threads = open(new LeaderElectionThreads());
 			KubernetesClient client = open(
-					new KubernetesClientBuilder().withConfig(ChaosApiServer.clientConfig(this.link.port(), name).build()).build());
+					new KubernetesClientBuilder().withConfig(MockApiServer.clientConfig(this.link.port(), name).build()).build());
 			KubernetesLeaseStores stores = open(
 					new KubernetesLeaseStores(client, this.pause.pausing(threads.blockingCalls()), threads.requests()));
 			this.store = new ReplicaStore(wrap.apply(stores.create(ELECTION)), following);
@@ -261,7 +260,7 @@ class AbsenceAcrossGapsCrudServerTest {
 					production.monotonicClock(), production.wallClock(),
 					this.pause.pausing(production.callbackExecutor()), production.random());
 			this.engine = new ElectionEngine(name, List.of(ELECTION), (settings) -> this.store, runtime,
-					List.of(AbsenceAcrossGapsCrudServerTest.this.gates.of(name), this));
+					List.of(AbsenceAcrossGapsCrudServerTests.this.gates.of(name), this));
 			open(() -> this.engine.stop(false).join());
 			// before the engine stops, which must not wait for a frozen scheduler
 			open(this.pause::thaw);

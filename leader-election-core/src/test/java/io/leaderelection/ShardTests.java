@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * as computed by an independent implementation of the description in docs/shards.md, and
  * changing the shard count moves only the keys that land on the new shard.
  */
-class ShardTest {
+class ShardTests {
 
 	@Test
 	void keysMapToTheShardsAnIndependentImplementationOfTheDescribedFunctionGives() {

@@ -24,11 +24,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The chaos suite's faults on the real control plane of the control-plane tests instead of the
  * mock server ({@link ControlPlaneChaosServer}): five replicas in {@value #ELECTIONS} elections,
  * the faults a real API server allows ({@link FaultMix#CONTROL_PLANE}) one at a time, now and then
- * a few held together, as {@link LeaderElectionChaosTest}'s long run injects them; this project's
+ * a few held together, as {@link LeaderElectionChaosTests}'s long run injects them; this project's
  * elector on the Role of docs/operations.md, then fabric8's {@code LeaderElector} 7.3.1 on its own
  * ({@code Fabric8ElectorRole}), with the same seed, each until {@value #TRANSITIONS} transitions
  * and every kind of the mix injected. On demand:
- * {@code ./mvnw -B verify -pl leader-election-chaos-tests -am -Pcontrol-plane -Dtest=ControlPlaneChaosTest
+ * {@code ./mvnw -B verify -pl leader-election-chaos-tests -am -Pcontrol-plane -Dtest=ControlPlaneChaosTests
  * -Dchaos.long=true -Dsurefire.failIfNoSpecifiedTests=false}; {@code -Dchaos.seed},
  * {@code -Dchaos.transitions}, {@code -Dchaos.elections} and {@code -Dchaos.electors} (of
  * {@code ours,fabric8-7.3.1,fabric8-7.8.0}) change it. It writes
@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @QuietChaosLogging
 @EnabledIfSystemProperty(named = "chaos.long", matches = "true")
-class ControlPlaneChaosTest {
+class ControlPlaneChaosTests {
 
 	private static final int REPLICAS = 5;
 
@@ -55,13 +55,13 @@ class ControlPlaneChaosTest {
 
 	@Test
 	void faultMixBesideFabric8() throws IOException {
-		ChaosSettings settings = new ChaosSettings(LeaderElectionChaosTest.seed(), REPLICAS,
+		ChaosSettings settings = new ChaosSettings(LeaderElectionChaosTests.seed(), REPLICAS,
 				Integer.getInteger("chaos.elections", ELECTIONS), Integer.getInteger("chaos.transitions", TRANSITIONS),
 				TIME_LIMIT);
 		List<ChaosOutcome> outcomes = new ArrayList<>();
 		Map<String, List<AuditLog.Request>> refused = new LinkedHashMap<>();
 		Map<String, List<AuditLog.Request>> refusedWhileStarting = new LinkedHashMap<>();
-		for (Supplier<Elector> electors : LeaderElectionChaosTest.electors("ours,fabric8-7.3.1")) {
+		for (Supplier<Elector> electors : LeaderElectionChaosTests.electors("ours,fabric8-7.3.1")) {
 			Elector elector = electors.get();
 			List<PolicyRule> rules = (elector instanceof EngineElector) ? DocumentedRoles.LEASES.rules()
 					: Fabric8ElectorRole.rules();
@@ -81,7 +81,7 @@ class ControlPlaneChaosTest {
 		for (ChaosOutcome outcome : outcomes) {
 			if (outcome.elector().equals(new EngineElector().name())) {
 				assertThat(outcome.transitions()).as("transitions").isGreaterThanOrEqualTo(settings.transitions());
-				LeaderElectionChaosTest.assertNeverTwoLeaders(outcome);
+				LeaderElectionChaosTests.assertNeverTwoLeaders(outcome);
 				assertThat(refused.get(outcome.elector())).as("requests the API server refused").isEmpty();
 			}
 		}

@@ -29,7 +29,7 @@ import static org.awaitility.Awaitility.await;
  * Leases from the shards' ({@link ChaosRun} keeps the history to the shards' Leases, and every
  * fault that deletes or edits Leases names the shards' alone).
  */
-class ChaosApiServerMemberLeasesTest {
+class ChaosApiServerMemberLeasesTests {
 
 	private static final ChaosSettings SHARDS = ChaosSettings.balancedShards(1, 2, 4, 0, Duration.ZERO);
 

@@ -35,7 +35,7 @@ import static org.awaitility.Awaitility.await;
  * Balanced shards on the in-memory Leases: replicas spread the shards of an election, at most one
  * apart, after start, a join and a kill; no shard is ever led by two at once.
  */
-class BalancedShardsInMemoryTest {
+class BalancedShardsInMemoryTests {
 
 	private static final int SHARDS = 12;
 
@@ -193,20 +193,20 @@ class BalancedShardsInMemoryTest {
 
 			@Override
 			public void granted(String election, long fencingToken, long gateOpenedAt) {
-				Map<String, Boolean> holders = BalancedShardsInMemoryTest.this.open.computeIfAbsent(election,
+				Map<String, Boolean> holders = BalancedShardsInMemoryTests.this.open.computeIfAbsent(election,
 						(ignored) -> new ConcurrentHashMap<>());
 				holders.put(identity, true);
-				BalancedShardsInMemoryTest.this.grants.incrementAndGet();
+				BalancedShardsInMemoryTests.this.grants.incrementAndGet();
 				if (holders.size() > 1) {
-					synchronized (BalancedShardsInMemoryTest.this.overlaps) {
-						BalancedShardsInMemoryTest.this.overlaps.add(election + " held by " + holders.keySet());
+					synchronized (BalancedShardsInMemoryTests.this.overlaps) {
+						BalancedShardsInMemoryTests.this.overlaps.add(election + " held by " + holders.keySet());
 					}
 				}
 			}
 
 			@Override
 			public void revoked(String election, RevocationCause cause, long gateClosedAt) {
-				BalancedShardsInMemoryTest.this.open.get(election).remove(identity);
+				BalancedShardsInMemoryTests.this.open.get(election).remove(identity);
 			}
 
 		};

@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Events on the Lease as client-go records them, written through fabric8; a server that refuses
  * them is told once and stops nothing.
  */
-class KubernetesLeaseEventsTest {
+class KubernetesLeaseEventsTests {
 
 	private static final ElectionSettings ORDERS = new ElectionSettings("default", "team-a", "orders-leader",
 			Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));

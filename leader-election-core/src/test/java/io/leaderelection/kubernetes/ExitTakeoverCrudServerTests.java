@@ -11,7 +11,6 @@ import java.util.Map;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.leaderelection.chaos.ChaosApiServer;
 import io.leaderelection.engine.ElectionSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  * the test writes the Pods' status as a kubelet would ({@link Kubelet}). A lease duration of 6 s
  * tells a takeover on proof (within a second of the status) from one on expiry.
  */
-class ExitTakeoverCrudServerTest {
+class ExitTakeoverCrudServerTests {
 
 	private static final ElectionSettings SETTINGS = ExitTakeoverReplica.settings(Duration.ofSeconds(6),
 			Duration.ofSeconds(4), Duration.ofMillis(500));
@@ -37,7 +36,7 @@ class ExitTakeoverCrudServerTest {
 	/** Within a second of the status update, as issue 38 asks. */
 	private static final Duration ON_PROOF = Duration.ofSeconds(1);
 
-	private ChaosApiServer server;
+	private MockApiServer server;
 
 	private KubernetesClient admin;
 
@@ -47,7 +46,7 @@ class ExitTakeoverCrudServerTest {
 
 	@BeforeEach
 	void startServer() {
-		this.server = ChaosApiServer.start();
+		this.server = MockApiServer.start();
 		this.admin = this.server.client("admin");
 		this.kubelet = new Kubelet(this.admin, ExitTakeoverReplica.NAMESPACE);
 	}
@@ -145,8 +144,8 @@ class ExitTakeoverCrudServerTest {
 		await().until(() -> holderInstance() != null);
 		String frozenVersion = lease().getMetadata().getResourceVersion();
 		long frozen = System.nanoTime();
-		try (ChaosApiServer.Answer hang = this.server.answer(ChaosApiServer.from("a"),
-				() -> ChaosApiServer.after(Duration.ofMinutes(1), ChaosApiServer.status(500, "Hung", "frozen")))) {
+		try (MockApiServer.Answer hang = this.server.answer(MockApiServer.from("a"),
+				() -> MockApiServer.after(Duration.ofMinutes(1), MockApiServer.status(500, "Hung", "frozen")))) {
 			await().atMost(LEASE_DURATION.multipliedBy(3)).until(b::isLeader);
 			assertThat(System.nanoTime() - frozen)
 				.as("not before the Lease expired: a lease duration after the last renewal, at most a renew "

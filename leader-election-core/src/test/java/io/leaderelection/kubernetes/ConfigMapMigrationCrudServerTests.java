@@ -31,7 +31,7 @@ import static org.awaitility.Awaitility.await;
  * it free for a whole lease duration, leads only while it holds both the key and the Lease, and
  * removes the key after draining.
  */
-class ConfigMapMigrationCrudServerTest {
+class ConfigMapMigrationCrudServerTests {
 
 	private static final String NAMESPACE = "shop";
 
