@@ -87,7 +87,7 @@ public final class ApiServer implements BenchmarkServer, AutoCloseable {
 	/**
 	 * A server that answers a deletion whose preconditions (uid, resourceVersion) do not hold with
 	 * 409, as the API server does, serving writes one at a time so that no write comes between
-	 * that check and the deletion (as leader-election-core's test ChaosApiServer does).
+	 * that check and the deletion (as leader-election-core's test MockApiServer does).
 	 */
 	public static ApiServer startCheckingDeletions() {
 		return new ApiServer(new DeletionCheckingDispatcher());
