@@ -64,7 +64,7 @@ final class Claims {
 	 * The election stops or steps down while the claim is on its way: the term it may win is
 	 * given back, released when {@code write}; a claim must be on its way.
 	 */
-	Leadership.Release giveBack(RevocationCause cause, boolean write) {
+	Release giveBack(RevocationCause cause, boolean write) {
 		Claim claim = this.onItsWay;
 		if (claim.giveBack == null) {
 			claim.giveBack = this.loop.leadership.giveBackClaim(cause, write);
@@ -202,7 +202,7 @@ final class Claims {
 		/** Whether the answer calls for a read at once. */
 		private boolean readAtOnce;
 
-		private Leadership.Release giveBack;
+		private Release giveBack;
 
 		Claim(int transitions, boolean created) {
 			this.transitions = transitions;

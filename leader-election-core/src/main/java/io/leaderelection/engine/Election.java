@@ -69,7 +69,10 @@ final class Election {
 
 	final Leadership leadership;
 
-	final LeaseWatching watching;
+	/** Staying out after giving a term up; guarded by this. */
+	private final StayOut stayOut = new StayOut();
+
+	final Following following;
 
 	final Steps steps;
 
@@ -110,8 +113,9 @@ final class Election {
 		this.oneWriter = new OneWriter(identity, settings.name(), store.describe());
 		this.mode = (settings.forLife() != null) ? ForLifeMode.of(this, settings, store, migrationKey)
 				: new LeaseMode(this, settings, identity, store, (migrationKey != null) ? migrationKey : ClaimGuard.NONE);
-		this.leadership = new Leadership(this, this.mode, store, work, workLane, listener, listenerLane, drainTimeout);
-		this.watching = new LeaseWatching(this, store, scheduler, settings.name(), this.retryPeriodNanos);
+		this.leadership = new Leadership(this, this.mode, store, work, workLane, listener, listenerLane, drainTimeout,
+				this.stayOut);
+		this.following = new Following(this, store, scheduler, this.renewDeadlineNanos, this.retryPeriodNanos);
 		this.claims = new Claims(this, this.mode, store, settings, identity);
 	}
 
@@ -236,7 +240,7 @@ final class Election {
 		}
 		this.running = false;
 		this.campaigning = false;
-		stopWatching();
+		this.following.stopWatching();
 		this.mode.stop();
 		if (this.leadership.holdsOpenTerm()) {
 			return this.leadership.finish(cause, release).done();
@@ -271,7 +275,7 @@ final class Election {
 		long now = now();
 		Term held = this.leadership.term();
 		if (held != null && held.gateOpen()) {
-			this.leadership.stayOut(now, this.drainTimeoutNanos + this.renewDeadlineNanos + this.leaseDurationNanos,
+			this.stayOut.begin(now, this.drainTimeoutNanos + this.renewDeadlineNanos + this.leaseDurationNanos,
 					held.acquired().transitions());
 			return this.leadership.finish(cause, true).describe();
 		}
@@ -279,7 +283,7 @@ final class Election {
 			return lastStepDown();
 		}
 		if (this.claims.onItsWay()) {
-			this.leadership.stayOut(now, this.renewDeadlineNanos + this.leaseDurationNanos, this.claims.transitionsOnItsWay());
+			this.stayOut.begin(now, this.renewDeadlineNanos + this.leaseDurationNanos, this.claims.transitionsOnItsWay());
 			return this.claims.giveBack(cause, true).describe();
 		}
 		return notLeader();
@@ -323,7 +327,7 @@ final class Election {
 	boolean mayDecideAgain(long now) {
 		return this.running && this.leadership.term() == null && !this.claims.onItsWay() && this.mode.mayDecideAgain()
 				&& this.observation.anythingSeen() && !this.steps.lookPending()
-				&& !this.leadership.stayingOut(now);
+				&& this.stayOut.leftAt(now) == 0;
 	}
 
 	/**
@@ -365,38 +369,9 @@ final class Election {
 				this.mode.decide(now);
 			}
 			else {
-				read();
+				this.following.read();
 			}
 		}
-	}
-
-	private void read() {
-		long timeout = this.renewDeadlineNanos;
-		this.steps.lookOnItsWay();
-		this.steps.call("get", () -> this.store.get(Duration.ofNanos(timeout)), timeout, this.steps.attemptSequence(),
-				(stored, failure) -> {
-					this.steps.lookAnswered();
-					if (failure != null) {
-						failed(failure);
-						// The watch may be as dead as the reads are: poll until a read succeeds again.
-						stopWatching();
-						scheduleAttempt(followerDelay());
-						return;
-					}
-					if (this.failureLog.lastFailed("get")) {
-						// Reading works again; failed writes, though, go on failing until one succeeds.
-						succeeded();
-					}
-					long now = now();
-					if (stored != null) {
-						observe(stored, now);
-					}
-					else {
-						observeAbsent(now);
-					}
-					this.watching.start(now);
-					this.mode.decide(now);
-				});
 	}
 
 	/**
@@ -420,75 +395,24 @@ final class Election {
 		return balancing == null || balancing.mayClaim(this, now);
 	}
 
-	// ---- watching as a follower
-
-	private void stopWatching() {
-		this.watching.stop();
-		this.observation.watchClosed();
+	/** What the mode decides on; for the follower's reads and watch. */
+	ElectionMode mode() {
+		return this.mode;
 	}
 
-	/** The server accepted the watch: read once more, for what changed while it was opening. */
-	void watchOpened() {
-		this.observation.watchOpened(now());
-		if (this.running && this.leadership.term() == null && !this.claims.onItsWay()) {
-			scheduleAttempt(0);
-		}
-	}
-
-	/** The watch told a version of the Lease, or ({@code null}) its deletion. */
-	void watched(LeaseRecord record) {
-		long now = now();
-		if (this.leadership.term() != null && this.mode.watchesWhileLeading()) {
-			this.lastAttemptNanos = now;
-			this.mode.leaderSaw(record, now);
-			return;
-		}
-		if (!this.running || this.leadership.term() != null) {
-			return;
-		}
-		// Acting on an event is the loop at work: while a leader renews, a watching follower
-		// never reaches its own next attempt, and must not look stalled.
+	/** The loop acted at the given moment: an attempt began, or a watch event was acted on. */
+	void acted(long now) {
 		this.lastAttemptNanos = now;
-		if (record != null) {
-			observe(record, now);
-		}
-		else {
-			observeAbsent(now);
-		}
-		tellBalancer();
-		if (!this.claims.onItsWay()) {
-			this.steps.abandonAttempts();
-			this.mode.decide(now);
+	}
+
+	/** A read succeeded: a streak of failed reads ends; failed writes go on failing until one succeeds. */
+	void readSucceeded() {
+		if (this.failureLog.lastFailed("get")) {
+			succeeded();
 		}
 	}
 
-	/**
-	 * A deletion told by the watch, of the object last seen or of an older one: a follower that
-	 * read the Lease created again, or a for-life leader that replaced a lock, may hear of the
-	 * deletion of the object before only then, and that one is not the Lease there is now.
-	 */
-	void watchedDeletion(LeaseRecord lastVersion) {
-		Term held = this.leadership.term();
-		LeaseRecord seen = this.observation.lastSeen();
-		LeaseRecord known = (seen != null) ? seen : (held != null) ? held.acquired() : null;
-		if (lastVersion == null || !lastVersion.isOtherObjectThan(known)) {
-			watched(null);
-		}
-	}
-
-	/**
-	 * The watch ended on its own: what it followed has a gap; read, and watch again, at once if the
-	 * watch may be started again now, else poll until it may.
-	 */
-	void watchEnded() {
-		this.observation.watchEnded();
-		if (this.running && this.leadership.term() == null && !this.claims.onItsWay()) {
-			long now = now();
-			scheduleAttempt((this.watching.untilRestart(now) == 0) ? 0 : followerDelay());
-		}
-	}
-
-	private void tellBalancer() {
+	void tellBalancer() {
 		Balancer balancing = this.balancer;
 		if (balancing != null) {
 			balancing.leaseChanged();
@@ -503,7 +427,7 @@ final class Election {
 	/** A term was granted: a follower's watch ends unless the mode watches while leading. */
 	void granted(Term won) {
 		if (!this.mode.watchesWhileLeading()) {
-			stopWatching();
+			this.following.stopWatching();
 		}
 		logger.info("{} became leader of election '{}' ({}), fencing token {} ({})", this.identity,
 				this.settings.name(), this.store.describe(), won.fencingToken(), won.fencingTokenSource());
@@ -554,7 +478,7 @@ final class Election {
 		tellBalancer();
 		this.steps.abandonAttempts();
 		if (!this.running) {
-			stopWatching();
+			this.following.stopWatching();
 		}
 	}
 
@@ -600,7 +524,7 @@ final class Election {
 	/** What a follower has seen at the given moment, for its mode's rules to decide on. */
 	Sight sight(long now) {
 		LeaseRecord seen = this.observation.lastSeen();
-		return new Sight(seen, this.leadership.stayingOut(now) ? this.leadership.untilStayOutEnds(now) : 0,
+		return new Sight(seen, this.stayOut.leftAt(now),
 				this.oneWriter.conflict() != null, this.observation.releasedFor(this.identity),
 				(seen != null) ? this.observation.untilExpiry(now) : 0);
 	}
@@ -609,7 +533,7 @@ final class Election {
 	void observe(LeaseRecord record, long at) {
 		if (this.observation.observe(record, at)) {
 			this.oneWriter.notice(record, this.ownWrites);
-			this.leadership.noticeTakeover(record, this.identity);
+			this.stayOut.noticeTakeover(record, this.identity);
 			if (this.leadership.term() == null) {
 				// counted from when the version was first seen, however often it is read again
 				this.leadership.windows.observed(record.windows(), this.observation.observedAtNanos());

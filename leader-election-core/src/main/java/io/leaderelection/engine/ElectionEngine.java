@@ -15,7 +15,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
@@ -361,42 +360,6 @@ public final class ElectionEngine implements LeaderElector {
 			throw new UnknownElectionException(name, this.elections.keySet());
 		}
 		return election;
-	}
-
-	/**
-	 * Hands listener calls to the election's listener lane, in order; a failing listener neither
-	 * stops the engine nor the listeners after it.
-	 */
-	private record DispatchingListener(List<ElectionListener> listeners, Executor lane) implements ElectionListener {
-
-		@Override
-		public void granted(String election, long fencingToken, long gateOpenedAt) {
-			dispatch((listener) -> listener.granted(election, fencingToken, gateOpenedAt));
-		}
-
-		@Override
-		public void revoked(String election, RevocationCause cause, long gateClosedAt) {
-			dispatch((listener) -> listener.revoked(election, cause, gateClosedAt));
-		}
-
-		@Override
-		public void renewed(String election, boolean success, long nanos) {
-			dispatch((listener) -> listener.renewed(election, success, nanos));
-		}
-
-		private void dispatch(Consumer<ElectionListener> call) {
-			this.lane.execute(() -> {
-				for (ElectionListener listener : this.listeners) {
-					try {
-						call.accept(listener);
-					}
-					catch (RuntimeException ex) {
-						logger.error("Leader election listener {} failed", listener, ex);
-					}
-				}
-			});
-		}
-
 	}
 
 }

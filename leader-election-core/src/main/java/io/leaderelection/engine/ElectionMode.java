@@ -70,7 +70,7 @@ interface ElectionMode {
 	CompletableFuture<LeaseRecord> create(LeaseRecord claimed, Duration timeout);
 
 	/** Releases the drained term; the release must still be written, the Lease still ours. */
-	void releaseDrained(Leadership.Release release);
+	void releaseDrained(Release release);
 
 	/** Why a drained term whose release-on-shutdown is off is not released. */
 	String notReleasedBecause();
@@ -79,7 +79,7 @@ interface ElectionMode {
 	 * The release is written and stored: what else ends the term.
 	 * @param timeoutNanos what is left of the time a release may take
 	 */
-	void released(Leadership.Release release, LeaseRecord stored, long timeoutNanos);
+	void released(Release release, LeaseRecord stored, long timeoutNanos);
 
 	/** How long a release may take from now. */
 	long releaseTimeLeft(long now);

@@ -232,8 +232,8 @@ final class ForLifeMode implements ElectionMode {
 	/** A leader's tick for life: nothing to renew; read the lock only while no watch tells of its changes. */
 	@Override
 	public void lead(long now, long sequence) {
-		if (this.loop.running() && !this.loop.watching.started()) {
-			this.loop.watching.start(now);
+		if (this.loop.running() && !this.loop.following.watchStarted()) {
+			this.loop.following.watchFrom(now);
 		}
 		if (this.loop.observation.watched()) {
 			this.loop.scheduleAttempt(this.loop.followerDelay());
@@ -295,7 +295,7 @@ final class ForLifeMode implements ElectionMode {
 	}
 
 	@Override
-	public void releaseDrained(Leadership.Release release) {
+	public void releaseDrained(Release release) {
 		this.loop.leadership.writeRelease(release, true);
 	}
 
@@ -310,7 +310,7 @@ final class ForLifeMode implements ElectionMode {
 	 * this deletion finds it changed or gone, and the release stands.
 	 */
 	@Override
-	public void released(Leadership.Release release, LeaseRecord stored, long timeoutNanos) {
+	public void released(Release release, LeaseRecord stored, long timeoutNanos) {
 		this.loop.steps.call("delete", () -> this.store.delete(stored, Duration.ofNanos(timeoutNanos)), timeoutNanos,
 				Steps.ALWAYS, (ignored, failure) -> {
 					boolean stillThere = failure != null && !(failure instanceof LeaseNotFoundException)

@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The term held and how it ends: the gate and its deadline, the fencing token, the leader work
- * started on a grant and drained before a release of our own accord, the release, staying out
- * of the election after giving a term up, and the once-per-window runs started under the term.
+ * ({@link GatedWork}) started on a grant and drained before a release of our own accord, the
+ * release ({@link Release}), and the once-per-window runs started under the term.
  * <p>
  * A term ends in one order: gate closed, gated work told, then the listeners. Of our own accord
  * (a step-down, a shutdown, a preferred holder), the Lease is then renewed while the calls under
@@ -39,9 +39,7 @@ final class Leadership {
 
 	private final long drainTimeoutNanos;
 
-	private final LeaderWork work;
-
-	private final Executor workLane;
+	private final GatedWork work;
 
 	private final ElectionListener listener;
 
@@ -52,40 +50,30 @@ final class Leadership {
 
 	private long termsBegun;
 
-	/** Why gated work failed to start at the last grant; {@code null} when it started. */
-	private volatile String gatedWorkFailure;
-
-	/** Whether the gated work was started and not stopped since; only read and written on the work lane. */
-	private boolean workStarted;
-
 	/** The last release of our own accord; {@code null} before the first. */
 	private volatile Release lastRelease;
 
 	/** Complete once the last release of our own accord was answered, failed or given up. */
 	private CompletableFuture<Void> pendingRelease = CompletableFuture.completedFuture(null);
 
-	private boolean stayingOut;
-
-	private long stayOutUntilNanos;
-
-	/** The leaseTransitions of the term given up: a higher count, not ours, means another took over. */
-	private int stayOutTransitions;
+	/** Staying out of the election after giving a term up, which a release after a step-down starts again. */
+	private final StayOut stayOut;
 
 	/** The once-per-window jobs, as observed while following and as written while leading. */
 	final Windows windows;
 
 	Leadership(Election loop, ElectionMode mode, LeaseStore store, LeaderWork work, Executor workLane,
-			ElectionListener listener, Executor listenerLane, Duration drainTimeout) {
+			ElectionListener listener, Executor listenerLane, Duration drainTimeout, StayOut stayOut) {
 		this.loop = loop;
 		this.mode = mode;
 		this.election = loop.settings().name();
 		this.store = store;
 		this.gateDeadlineNanos = mode.gateDeadlineNanos();
 		this.drainTimeoutNanos = drainTimeout.toNanos();
-		this.work = work;
-		this.workLane = workLane;
+		this.work = new GatedWork(this.election, work, workLane);
 		this.listener = listener;
 		this.listenerLane = listenerLane;
+		this.stayOut = stayOut;
 		this.windows = new Windows(loop, this, mode);
 	}
 
@@ -130,7 +118,7 @@ final class Leadership {
 	 */
 	void grant(Term won, long now) {
 		this.term = won;
-		this.workLane.execute(() -> startWork(won));
+		this.work.start(won, this::holdsOpenGateOf);
 		this.listener.granted(this.election, won.fencingToken(), now);
 	}
 
@@ -166,24 +154,7 @@ final class Leadership {
 		this.term = held.closed();
 		long deadline = held.gateClosesAt(this.gateDeadlineNanos);
 		long gateClosedAt = (now - deadline < 0) ? now : deadline;
-		try {
-			this.work.gateClosed(this.election);
-		}
-		catch (RuntimeException ex) {
-			logger.error("Leader work of election '{}' failed to take note of the closed gate", this.election, ex);
-		}
-		CompletableFuture<Void> stopped = new CompletableFuture<>();
-		this.workLane.execute(() -> {
-			try {
-				if (this.workStarted) {
-					this.workStarted = false;
-					this.work.stop(this.election);
-				}
-			}
-			finally {
-				stopped.complete(null);
-			}
-		});
+		CompletableFuture<Void> stopped = this.work.gateClosed();
 		this.listener.revoked(this.election, cause, gateClosedAt);
 		return stopped;
 	}
@@ -198,21 +169,11 @@ final class Leadership {
 	 */
 	Release finish(RevocationCause cause, boolean write) {
 		CompletableFuture<Void> workStopped = closeGate(cause, this.loop.now());
-		Release release = new Release(cause, write);
+		Release release = new Release(cause, write, this.election, this.work);
 		release.termNumber = this.term.number();
 		track(release);
-		releaseOnceDrained(release, CompletableFuture.allOf(workStopped, callsEnded()));
+		releaseOnceDrained(release, CompletableFuture.allOf(workStopped, this.work.callsEnded()));
 		return release;
-	}
-
-	/** Completes once every leader-only call of the election under way now has ended. */
-	private CompletableFuture<Void> callsEnded() {
-		try {
-			return this.work.whenCallsEnded(this.election);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
 	}
 
 	/**
@@ -228,7 +189,7 @@ final class Leadership {
 
 	/** The release of a claim on its way, written if the claim succeeds. */
 	Release giveBackClaim(RevocationCause cause, boolean write) {
-		Release release = new Release(cause, write);
+		Release release = new Release(cause, write, this.election, this.work);
 		release.detail = "a claim was on its way: it is released if it succeeded";
 		track(release);
 		return release;
@@ -246,7 +207,7 @@ final class Leadership {
 		if (release.write) {
 			long renewPeriod = this.loop.settings().renewPeriod().toNanos();
 			this.loop.scheduleAttempt(won.lastRenewStartNanos() + renewPeriod - this.loop.now());
-			releaseOnceDrained(release, callsEnded());
+			releaseOnceDrained(release, this.work.callsEnded());
 		}
 		else {
 			drop();
@@ -256,7 +217,7 @@ final class Leadership {
 
 	private void track(Release release) {
 		this.lastRelease = release;
-		this.pendingRelease = release.done;
+		this.pendingRelease = release.done();
 	}
 
 	private void drained(Release release, ElectionScheduler.Cancellable timer) {
@@ -284,7 +245,7 @@ final class Leadership {
 				// the drain ended as the time ran out: its own step releases
 				return;
 			}
-			List<String> calls = callsUnderWay();
+			List<String> calls = this.work.callsUnderWay();
 			String stillRunning = calls.size() + " leader-only call(s) still running after the drain timeout of "
 					+ Duration.ofNanos(this.drainTimeoutNanos).toMillis() + " ms; ";
 			if (this.mode.keepsTermUntilWorkEnds()) {
@@ -389,12 +350,10 @@ final class Leadership {
 	 * stay-out; campaign again.
 	 */
 	void ended(Release release, StepDown.Release outcome, String detail) {
-		if (release.cause == RevocationCause.STEPPED_DOWN && this.stayingOut) {
-			this.stayOutUntilNanos = this.loop.now() + this.mode.stayOutAfterRelease();
+		if (release.cause == RevocationCause.STEPPED_DOWN) {
+			this.stayOut.restartIfActive(this.loop.now(), this.mode.stayOutAfterRelease());
 		}
-		release.outcome = outcome;
-		release.detail = detail;
-		release.done.complete(null);
+		release.end(outcome, detail);
 		this.loop.releaseEnded();
 	}
 
@@ -411,7 +370,7 @@ final class Leadership {
 
 	/** Why gated work failed to start at the last grant; {@code null} when it started. Lock-free. */
 	String gatedWorkFailure() {
-		return this.gatedWorkFailure;
+		return this.work.startFailure();
 	}
 
 	/**
@@ -420,125 +379,14 @@ final class Leadership {
 	 */
 	CompletableFuture<Void> callbacksRun() {
 		CompletableFuture<Void> listeners = new CompletableFuture<>();
-		CompletableFuture<Void> work = new CompletableFuture<>();
 		this.listenerLane.execute(() -> listeners.complete(null));
-		this.workLane.execute(() -> work.complete(null));
-		return CompletableFuture.allOf(listeners, work);
+		return CompletableFuture.allOf(listeners, this.work.queuedRun());
 	}
 
-	/** The leader-only calls under way now, each described for a log line. */
-	private List<String> callsUnderWay() {
-		try {
-			return this.work.callsUnderWay(this.election);
-		}
-		catch (RuntimeException ex) {
-			return List.of("(the calls under way could not be listed: " + ex + ")");
-		}
-	}
-
-	// ---- staying out after giving a term up
-
-	/**
-	 * Stays out of the election from now for the given time, or until another candidate claims
-	 * the Lease after the term (or claim) given up, which wrote the given leaseTransitions.
-	 */
-	void stayOut(long now, long forNanos, int transitionsGivenUp) {
-		this.stayOutTransitions = transitionsGivenUp;
-		this.stayingOut = true;
-		this.stayOutUntilNanos = now + forNanos;
-	}
-
-	boolean stayingOut(long now) {
-		if (this.stayingOut && now - this.stayOutUntilNanos >= 0) {
-			this.stayingOut = false;
-		}
-		return this.stayingOut;
-	}
-
-	/** How long until staying out ends. */
-	long untilStayOutEnds(long now) {
-		return this.stayOutUntilNanos - now;
-	}
-
-	/**
-	 * Takes note of a version seen: staying out is for another candidate to take over, and one
-	 * has when it claimed the Lease after the term given up (a claim counts one transition more,
-	 * or, having lost a race with ours, as many), whether it still holds the Lease or not.
-	 */
-	void noticeTakeover(LeaseRecord record, String identity) {
-		if (this.stayingOut && !record.isHeldBy(identity) && (record.transitions() > this.stayOutTransitions
-				|| (record.transitions() == this.stayOutTransitions && record.hasHolder()))) {
-			this.stayingOut = false;
-		}
-	}
-
-	/**
-	 * Starts the gated work of the term granted, unless its gate has closed by the time the work
-	 * lane gets to it (the process paused, or a stop blocked the lane): another replica may lead
-	 * by then. The stop the gate's closing queued then finds nothing started.
-	 */
-	private void startWork(Term won) {
+	/** Whether the given term is still held with its gate open now; asked on the work lane. */
+	private boolean holdsOpenGateOf(Term won) {
 		Term held = this.term;
-		if (held == null || held.number() != won.number() || !isLeader(this.loop.now())) {
-			logger.debug("Gated work of election '{}' not started: the gate of its term closed first", this.election);
-			return;
-		}
-		try {
-			this.workStarted = true;
-			this.work.start(this.election);
-			this.gatedWorkFailure = null;
-		}
-		catch (RuntimeException ex) {
-			this.gatedWorkFailure = String.valueOf(ex.getMessage());
-			logger.error("Gated work of election '{}' failed to start; it is started again at the next grant",
-					this.election, ex);
-		}
-	}
-
-	/** A release of our own accord: the term being finished and how far its release got. */
-	final class Release {
-
-		private final RevocationCause cause;
-
-		/** Whether the release is to be written, rather than the Lease left to expire. */
-		private boolean write;
-
-		private long termNumber;
-
-		/** Completes once the gated work stopped and the calls under way ended. */
-		private CompletableFuture<Void> drain = CompletableFuture.completedFuture(null);
-
-		/** Whether the drain ended, or ran out; guarded by the election. */
-		private boolean settled;
-
-		private volatile StepDown.Release outcome = StepDown.Release.WAITING_FOR_CALLS;
-
-		private volatile String detail;
-
-		private final CompletableFuture<Void> done = new CompletableFuture<>();
-
-		private Release(RevocationCause cause, boolean write) {
-			this.cause = cause;
-			this.write = write;
-		}
-
-		/** Completes once the release was written or given up. */
-		CompletableFuture<Void> done() {
-			return this.done;
-		}
-
-		/** A claim given back after a stop without release is released after all, on a step-down. */
-		void alsoWrite() {
-			this.write = true;
-		}
-
-		StepDown describe() {
-			StepDown.Release now = this.outcome;
-			boolean unreleased = now == StepDown.Release.WAITING_FOR_CALLS || now == StepDown.Release.NOT_WRITTEN;
-			List<String> calls = unreleased ? callsUnderWay() : List.of();
-			return new StepDown(Leadership.this.election, now, calls, this.detail);
-		}
-
+		return held != null && held.number() == won.number() && isLeader(this.loop.now());
 	}
 
 }

@@ -1,7 +1,6 @@
 package io.leaderelection.engine;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.StepDown;
@@ -54,8 +53,7 @@ final class LeaseMode implements ElectionMode {
 
 	private final LeaseRules rules;
 
-	/** Whether a renewal, or the read after a renewal's conflict, is on its way. */
-	private boolean renewing;
+	private final LeaseRenewals renewals;
 
 	LeaseMode(Election loop, ElectionSettings settings, String identity, LeaseStore store, ClaimGuard guard) {
 		this.loop = loop;
@@ -70,6 +68,7 @@ final class LeaseMode implements ElectionMode {
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
 		this.renewPeriodNanos = settings.renewPeriod().toNanos();
 		this.rules = new LeaseRules(this.renewDeadlineNanos, this.retryPeriodNanos, this.renewPeriodNanos);
+		this.renewals = new LeaseRenewals(loop, settings, identity, store, guard, this.rules);
 	}
 
 	@Override
@@ -174,7 +173,7 @@ final class LeaseMode implements ElectionMode {
 					if (failure == null) {
 						long now = this.loop.now();
 						this.loop.observe(stored, now);
-						this.loop.watching.start(now);
+						this.loop.following.watchFrom(now);
 						decide(now);
 					}
 					else if (failure instanceof LeaseConflictException) {
@@ -268,7 +267,7 @@ final class LeaseMode implements ElectionMode {
 	@Override
 	public void lead(long now, long sequence) {
 		this.exitTakeover.stop();
-		renew(now, sequence, false);
+		this.renewals.renew(now, sequence, false);
 	}
 
 	@Override
@@ -281,136 +280,9 @@ final class LeaseMode implements ElectionMode {
 		return true;
 	}
 
-	/** At once, unless a renewal is on its way: its answer renews again at once. */
 	@Override
 	public void writeSoon() {
-		if (!this.renewing) {
-			this.loop.scheduleAttempt(0);
-		}
-	}
-
-	/**
-	 * Renews the Lease: a write at the version held, carrying the once-per-window jobs, the runs
-	 * started since the last write among them.
-	 */
-	private void renew(long sentAt, long sequence, boolean afterConflict) {
-		long timeout = leaderAttemptTimeout(sentAt);
-		if (timeout <= 0) {
-			return;
-		}
-		Windows windows = this.loop.leadership.windows;
-		LeaseRecord seen = this.loop.observation.lastSeen();
-		LeaseRecord renewal = seen
-			.rewrite(this.identity, this.settings.leaseDurationSeconds(), seen.acquireTime(), this.loop.wallNow(),
-					seen.leaseTransitions())
-			.withWindows(windows.toWrite(sentAt));
-		List<Windows.Pending> carried = windows.sending();
-		OwnWrites.Sent write = this.loop.ownWrites.sent(renewal, sentAt);
-		this.renewing = true;
-		this.loop.steps.call("update", () -> this.store.update(renewal, Duration.ofNanos(timeout)), timeout, sequence,
-				(stored, failure) -> renewed(write, carried, sentAt, sequence, afterConflict, stored, failure));
-	}
-
-	private void renewed(OwnWrites.Sent write, List<Windows.Pending> carried, long sentAt, long sequence,
-			boolean afterConflict, LeaseRecord stored, Throwable failure) {
-		this.renewing = false;
-		Leadership leadership = this.loop.leadership;
-		leadership.renewalEnded(failure == null, this.loop.now() - sentAt);
-		this.loop.ownWrites.refusedIf(write, failure);
-		if (failure != null) {
-			renewalFailed(failure, afterConflict, sequence);
-			return;
-		}
-		this.loop.succeeded();
-		this.loop.ownWrites.answered(stored);
-		this.loop.observe(stored, sentAt);
-		leadership.renewedAt(sentAt);
-		long now = this.loop.now();
-		leadership.windows.stored(carried, leadership.isLeader(now));
-		this.loop.scheduleAttempt(this.rules.renewed(sentAt, now, leadership.windows.unrecorded()).delayNanos());
-		Term held = leadership.term();
-		RevocationCause ends = held.gateOpen()
-				? LeaseRules.endsAfterRenewal(this.guard.held(), stored, this.identity, held.preferredHolderAtGrant()) : null;
-		if (ends == RevocationCause.MIGRATION_KEY_LOST) {
-			this.loop.lose(ends);
-		}
-		else if (ends == RevocationCause.PREFERRED_HOLDER) {
-			logger.info("{} finishes its term of election '{}': {} names '{}' as preferred holder", this.identity,
-					this.settings.name(), this.store.describe(), stored.preferredHolder());
-			leadership.finish(ends, true);
-		}
-	}
-
-	private void renewalFailed(Throwable failure, boolean afterConflict, long sequence) {
-		LeaderStep step = this.rules.renewalFailed(failure, afterConflict,
-				this.loop.leadership.gateClosesAt() - this.loop.now());
-		if (step instanceof LeaderStep.ReadThenRenew) {
-			readWhileLeading(sequence);
-			return;
-		}
-		this.loop.failed(failure);
-		if (failure instanceof LeaseNotFoundException) {
-			this.loop.observeAbsent(this.loop.now());
-		}
-		if (step instanceof LeaderStep.Lose lose) {
-			this.loop.lose(lose.cause());
-		}
-		else {
-			this.loop.scheduleAttempt(((LeaderStep.WriteAgainIn) step).delayNanos());
-		}
-	}
-
-	/** After a conflict the version held is stale: read once, then renew on it if still ours. */
-	private void readWhileLeading(long sequence) {
-		long timeout = leaderAttemptTimeout(this.loop.now());
-		if (timeout <= 0) {
-			return;
-		}
-		this.renewing = true;
-		this.loop.steps.call("get", () -> this.store.get(Duration.ofNanos(timeout)), timeout, sequence, (stored, failure) -> {
-			this.renewing = false;
-			long now = this.loop.now();
-			if (failure != null) {
-				renewalFailed(failure, true, sequence);
-			}
-			else {
-				if (stored == null) {
-					this.loop.observeAbsent(now);
-				}
-				else {
-					this.loop.observe(stored, now);
-				}
-				RevocationCause lost = ElectionRules.lostWhileLeading(stored, this.loop.leadership.term().acquired(),
-						stored != null && this.loop.ownWrites.wrote(stored), this.identity);
-				if (lost == null) {
-					// Someone changed only what is not ours (a label, an annotation): renew on it.
-					renew(now, sequence, true);
-				}
-				else {
-					this.loop.lostWhileLeading(lost, stored);
-				}
-			}
-		});
-	}
-
-	/**
-	 * The timeout of a leader's request sent now ({@link ElectionRules#requestTimeout}); when
-	 * that is too short to be of use, nothing is sent and leadership ends when the gate closes: 0
-	 * then.
-	 */
-	private long leaderAttemptTimeout(long now) {
-		long remaining = this.loop.leadership.gateClosesAt() - now;
-		long timeout = ElectionRules.requestTimeout(remaining, this.retryPeriodNanos);
-		if (timeout > 0) {
-			return timeout;
-		}
-		if (remaining <= 0) {
-			this.loop.lose(RevocationCause.RENEW_DEADLINE_PASSED);
-		}
-		else {
-			this.loop.scheduleAttempt(remaining);
-		}
-		return 0;
+		this.renewals.writeSoon();
 	}
 
 	// ---- claiming and releasing
@@ -427,7 +299,7 @@ final class LeaseMode implements ElectionMode {
 
 	/** Gives up what the guard guards once drained (old replicas may take it at once), then releases. */
 	@Override
-	public void releaseDrained(Leadership.Release release) {
+	public void releaseDrained(Release release) {
 		CompletableFuture<Void> removed = this.guard
 			.removeIfOurs(Duration.ofNanos(Math.max(1, releaseTimeLeft(this.loop.now()))));
 		if (removed.isDone() && !removed.isCompletedExceptionally()) {
@@ -438,7 +310,7 @@ final class LeaseMode implements ElectionMode {
 		}
 	}
 
-	private void releaseAfterGuard(Leadership.Release release, Throwable failure) {
+	private void releaseAfterGuard(Release release, Throwable failure) {
 		if (failure != null) {
 			logger.warn("{} could not remove {} before releasing {}: {}", this.identity, this.guard.describe(),
 					this.store.describe(), failure.toString());
@@ -458,7 +330,7 @@ final class LeaseMode implements ElectionMode {
 	}
 
 	@Override
-	public void released(Leadership.Release release, LeaseRecord stored, long timeoutNanos) {
+	public void released(Release release, LeaseRecord stored, long timeoutNanos) {
 		this.loop.leadership.ended(release, StepDown.Release.WRITTEN, null);
 	}
 

@@ -26,7 +26,12 @@ final class LeaseWatching {
 	/** A watch that keeps ending is retried after at most this many retry periods. */
 	private static final long MAX_BACKOFF_FACTOR = 32;
 
-	private final Election election;
+	private final Events events;
+
+	/** The election's lock, which every event is told under. */
+	private final Object lock;
+
+	private final MonotonicClock clock;
 
 	private final LeaseStore store;
 
@@ -46,9 +51,11 @@ final class LeaseWatching {
 	/** How long the next watch that fails early is backed off. */
 	private long backoffNanos;
 
-	LeaseWatching(Election election, LeaseStore store, ElectionScheduler scheduler, String electionName,
-			long retryPeriodNanos) {
-		this.election = election;
+	LeaseWatching(Events events, Object lock, MonotonicClock clock, LeaseStore store, ElectionScheduler scheduler,
+			String electionName, long retryPeriodNanos) {
+		this.events = events;
+		this.lock = lock;
+		this.clock = clock;
 		this.store = store;
 		this.scheduler = scheduler;
 		this.electionName = electionName;
@@ -127,19 +134,19 @@ final class LeaseWatching {
 		@Override
 		public void opened() {
 			tell(() -> {
-				this.openedAtNanos = LeaseWatching.this.election.now();
-				LeaseWatching.this.election.watchOpened();
+				this.openedAtNanos = LeaseWatching.this.clock.nanoTime();
+				LeaseWatching.this.events.watchOpened();
 			});
 		}
 
 		@Override
 		public void changed(LeaseRecord record) {
-			tell(() -> LeaseWatching.this.election.watched(record));
+			tell(() -> LeaseWatching.this.events.watched(record));
 		}
 
 		@Override
 		public void deleted(LeaseRecord lastVersion) {
-			tell(() -> LeaseWatching.this.election.watchedDeletion(lastVersion));
+			tell(() -> LeaseWatching.this.events.watchedDeletion(lastVersion));
 		}
 
 		@Override
@@ -147,14 +154,14 @@ final class LeaseWatching {
 			tell(() -> {
 				LeaseWatching.this.watch = null;
 				LeaseWatching.this.listener = null;
-				long now = LeaseWatching.this.election.now();
+				long now = LeaseWatching.this.clock.nanoTime();
 				if (this.openedAtNanos != NEVER && now - this.openedAtNanos >= LeaseWatching.this.retryPeriodNanos) {
 					restartAtOnce();
 				}
 				else {
 					backOff(now, cause);
 				}
-				LeaseWatching.this.election.watchEnded();
+				LeaseWatching.this.events.watchEnded();
 			});
 		}
 
@@ -162,7 +169,7 @@ final class LeaseWatching {
 		private void tell(Runnable event) {
 			try {
 				this.events.execute(() -> {
-					synchronized (LeaseWatching.this.election) {
+					synchronized (LeaseWatching.this.lock) {
 						if (this == LeaseWatching.this.listener) {
 							event.run();
 						}
@@ -173,6 +180,23 @@ final class LeaseWatching {
 				logger.debug("Election '{}' has stopped: a watch event is dropped", LeaseWatching.this.electionName);
 			}
 		}
+
+	}
+
+	/** What the election does with what its watch tells, under its lock. */
+	interface Events {
+
+		/** The server accepted the watch. */
+		void watchOpened();
+
+		/** The watch told a version of the Lease, or ({@code null}) its deletion. */
+		void watched(LeaseRecord record);
+
+		/** The watch told a deletion of the given version, or of an unknown one ({@code null}). */
+		void watchedDeletion(LeaseRecord lastVersion);
+
+		/** The watch ended on its own. */
+		void watchEnded();
 
 	}
 
