@@ -1,7 +1,9 @@
 package io.leaderelection.engine;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.Shard;
@@ -26,8 +28,9 @@ import io.leaderelection.Shard;
  * same for every election of the group and for no other group in the namespace; {@code null} when
  * it is not balanced
  * @param renewPeriod how long after the start of a successful renewal the leader sends the next
- * one; at least the retry period and shorter than the renew deadline. The gate's rule does not
- * depend on it: it closes a renew deadline after the start of the last successful renewal.
+ * one; at least the retry period and shorter than the renew deadline, by default
+ * {@link #defaultRenewPeriod}. The gate's rule does not depend on it: it closes a renew deadline
+ * after the start of the last successful renewal.
  * @param migration the older leader election this one takes part in too, its gate opening only
  * while it holds both the Lease and that election's key; {@code null} when none
  */
@@ -35,33 +38,59 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 		Duration renewDeadline, Duration retryPeriod, ForLife forLife, Shard shard, String balanceGroup,
 		Duration renewPeriod, Migration migration) {
 
-	/** An election on a renewed Lease, renewed every retry period. */
+	/** How long followers wait after last seeing the Lease change, unless configured: client-go's. */
+	public static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(15);
+
+	/** How long the leader's gate stays open after its last renewal, unless configured: client-go's. */
+	public static final Duration DEFAULT_RENEW_DEADLINE = Duration.ofSeconds(10);
+
+	/** The interval between attempts, unless configured: client-go's. */
+	public static final Duration DEFAULT_RETRY_PERIOD = Duration.ofSeconds(2);
+
+	/** An election on a renewed Lease, renewed every {@link #defaultRenewPeriod default renew period}. */
 	public ElectionSettings(String name, String namespace, String leaseName, Duration leaseDuration,
 			Duration renewDeadline, Duration retryPeriod) {
-		this(name, namespace, leaseName, leaseDuration, renewDeadline, retryPeriod, null, null, null, retryPeriod,
-				null);
+		this(name, namespace, leaseName, leaseDuration, renewDeadline, retryPeriod, null, null, null,
+				defaultRenewPeriod(renewDeadline, retryPeriod), null);
 	}
 
+	/**
+	 * @throws InvalidTimingException when a timing is missing, not positive, or out of order with
+	 * the others
+	 */
 	public ElectionSettings {
 		Objects.requireNonNull(name, "name");
 		Objects.requireNonNull(namespace, "namespace");
 		Objects.requireNonNull(leaseName, "leaseName");
-		if (retryPeriod.isNegative() || retryPeriod.isZero()) {
-			throw new IllegalArgumentException("retryPeriod must be positive, was " + retryPeriod);
+		positive(Timing.LEASE_DURATION, leaseDuration);
+		positive(Timing.RENEW_DEADLINE, renewDeadline);
+		positive(Timing.RETRY_PERIOD, retryPeriod);
+		TimingRule.SHORTER_THAN_LEASE_DURATION.check(Timing.RENEW_DEADLINE, renewDeadline,
+				renewDeadline.compareTo(leaseDuration) < 0, leaseDuration);
+		TimingRule.SHORTER_THAN_RENEW_DEADLINE.check(Timing.RETRY_PERIOD, retryPeriod,
+				retryPeriod.compareTo(renewDeadline) < 0, renewDeadline);
+		positive(Timing.RENEW_PERIOD, renewPeriod);
+		TimingRule.FROM_RETRY_PERIOD_TO_RENEW_DEADLINE.check(Timing.RENEW_PERIOD, renewPeriod,
+				renewPeriod.compareTo(retryPeriod) >= 0 && renewPeriod.compareTo(renewDeadline) < 0, retryPeriod,
+				renewDeadline);
+	}
+
+	private static void positive(Timing timing, Duration value) {
+		TimingRule.POSITIVE.check(timing, value, value != null && !value.isNegative() && !value.isZero());
+	}
+
+	/**
+	 * The renew period unless configured: half the renew deadline, or the retry period when that
+	 * is longer, which measured half the writes of renewing every retry period with no slower
+	 * handover or failover (docs/benchmarks.md). {@code null} when either timing is, which the
+	 * settings then reject.
+	 */
+	public static Duration defaultRenewPeriod(Duration renewDeadline, Duration retryPeriod) {
+		if (renewDeadline == null || retryPeriod == null) {
+			return null;
 		}
-		if (renewDeadline.compareTo(retryPeriod) <= 0) {
-			throw new IllegalArgumentException(
-					"renewDeadline (" + renewDeadline + ") must be longer than retryPeriod (" + retryPeriod + ")");
-		}
-		if (leaseDuration.compareTo(renewDeadline) <= 0) {
-			throw new IllegalArgumentException(
-					"leaseDuration (" + leaseDuration + ") must be longer than renewDeadline (" + renewDeadline + ")");
-		}
-		Objects.requireNonNull(renewPeriod, "renewPeriod");
-		if (renewPeriod.compareTo(retryPeriod) < 0 || renewPeriod.compareTo(renewDeadline) >= 0) {
-			throw new IllegalArgumentException("renewPeriod (" + renewPeriod + ") must be at least retryPeriod ("
-					+ retryPeriod + ") and shorter than renewDeadline (" + renewDeadline + ")");
-		}
+		Duration half = renewDeadline.dividedBy(2);
+		return (half.compareTo(retryPeriod) > 0) ? half : retryPeriod;
 	}
 
 	/** The same election run leader-for-life. */
@@ -144,6 +173,106 @@ public record ElectionSettings(String name, String namespace, String leaseName, 
 			Objects.requireNonNull(configMapName, "configMapName");
 			Objects.requireNonNull(key, "key");
 			Objects.requireNonNull(podName, "podName");
+		}
+
+	}
+
+	/** The timings of an election, each one a rule may find at fault. */
+	public enum Timing {
+
+		LEASE_DURATION("lease duration"), RENEW_DEADLINE("renew deadline"), RETRY_PERIOD("retry period"),
+		RENEW_PERIOD("renew period");
+
+		private final String description;
+
+		Timing(String description) {
+			this.description = description;
+		}
+
+		@Override
+		public String toString() {
+			return this.description;
+		}
+
+	}
+
+	/**
+	 * The rules the timings of an election follow, each with what it asks of the timing at fault
+	 * and why, the bounds it names in {@code %s}.
+	 */
+	public enum TimingRule {
+
+		/** Every timing is set and longer than zero. */
+		POSITIVE("must be a positive duration"),
+
+		/** The renew deadline is shorter than the lease duration. */
+		SHORTER_THAN_LEASE_DURATION("must be shorter than the lease duration (%s), or two replicas could lead at once"),
+
+		/** The retry period is shorter than the renew deadline. */
+		SHORTER_THAN_RENEW_DEADLINE("must be shorter than the renew deadline (%s), or the leader cannot renew in time"),
+
+		/** The renew period is at least the retry period and shorter than the renew deadline. */
+		FROM_RETRY_PERIOD_TO_RENEW_DEADLINE("must be at least the retry period (%s) and shorter than the renew "
+				+ "deadline (%s), or the gate would close between two renewals");
+
+		private final String requirement;
+
+		TimingRule(String requirement) {
+			this.requirement = requirement;
+		}
+
+		private void check(Timing timing, Duration value, boolean kept, Duration... bounds) {
+			if (!kept) {
+				throw new InvalidTimingException(timing, value, this, bounds);
+			}
+		}
+
+	}
+
+	/**
+	 * A timing that breaks one of the {@link TimingRule rules}: the timing named is the one to
+	 * change.
+	 */
+	public static final class InvalidTimingException extends IllegalArgumentException {
+
+		private final Timing timing;
+
+		private final transient Duration value;
+
+		private final TimingRule rule;
+
+		private final transient List<Duration> bounds;
+
+		InvalidTimingException(Timing timing, Duration value, TimingRule rule, Duration... bounds) {
+			super("The " + timing + " (" + value + ") " + String.format(rule.requirement, (Object[]) bounds));
+			this.timing = timing;
+			this.value = value;
+			this.rule = rule;
+			this.bounds = List.of(bounds);
+		}
+
+		/** The timing at fault. */
+		public Timing timing() {
+			return this.timing;
+		}
+
+		/** Its value, {@code null} when it was missing. */
+		public Duration value() {
+			return this.value;
+		}
+
+		/** The rule it breaks. */
+		public TimingRule rule() {
+			return this.rule;
+		}
+
+		/**
+		 * What the rule asks of the timing and why, the other timings it names written by the
+		 * given format, e.g. {@code must be shorter than the lease duration (15s), or two replicas
+		 * could lead at once}.
+		 */
+		public String requirement(Function<Duration, String> format) {
+			return String.format(this.rule.requirement, this.bounds.stream().map(format).toArray());
 		}
 
 	}

@@ -31,7 +31,7 @@ class ElectionEngineTest {
 	private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(20);
 
 	private static final ElectionSettings ELECTION = new ElectionSettings("default", "test", "lease", LEASE_DURATION,
-			RENEW_DEADLINE, RETRY_PERIOD);
+			RENEW_DEADLINE, RETRY_PERIOD).renewingEvery(RETRY_PERIOD);
 
 	private final VirtualTime time = new VirtualTime();
 

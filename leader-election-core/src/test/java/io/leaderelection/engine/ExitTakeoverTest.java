@@ -24,7 +24,7 @@ class ExitTakeoverTest {
 	private static final Duration LEASE_DURATION = Duration.ofSeconds(15);
 
 	private static final ElectionSettings ELECTION = new ElectionSettings("default", "test", "lease", LEASE_DURATION,
-			Duration.ofSeconds(10), Duration.ofSeconds(2));
+			Duration.ofSeconds(10), Duration.ofSeconds(2)).renewingEvery(Duration.ofSeconds(2));
 
 	private final VirtualTime time = new VirtualTime();
 

@@ -34,10 +34,10 @@ import org.springframework.util.StringUtils;
 
 /**
  * Auto-configuration of leader election: one {@link LeaderElector} for every configured
- * election, campaigning from a late lifecycle phase and publishing Spring Integration leader
- * events. It campaigns through Kubernetes Leases, or, in standalone mode
- * ({@code leader.election.mode=standalone} or {@code leader.election.enabled=false}), leads
- * every election alone on Leases kept in memory.
+ * election, following the Leases from the first lifecycle phase, campaigning from a late one and
+ * publishing Spring Integration leader events. It campaigns through Kubernetes Leases, or, in
+ * standalone mode ({@code leader.election.mode=standalone} or
+ * {@code leader.election.enabled=false}), leads every election alone on Leases kept in memory.
  */
 @AutoConfiguration(afterName = "org.springframework.cloud.kubernetes.fabric8.Fabric8AutoConfiguration")
 @EnableConfigurationProperties(LeaderElectionProperties.class)
@@ -81,7 +81,7 @@ public class LeaderElectionAutoConfiguration {
 		return ExitOnLostLeadership.exitingJvm(context);
 	}
 
-	@Bean(destroyMethod = "stopFollowing")
+	@Bean
 	@ConditionalOnMissingBean(LeaderElector.class)
 	ElectionEngine leaderElector(LeaderElectionSettings settings, LeaseStoreFactory leaseStores,
 			LeaderElectionThreads threads, ObjectProvider<ElectionListener> listeners,
@@ -92,12 +92,14 @@ public class LeaderElectionAutoConfiguration {
 		Duration shutdownPhase = Binder.get(environment)
 			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
 			.orElse(DEFAULT_SHUTDOWN_PHASE);
-		ElectionEngine engine = new ElectionEngine(settings.identity(), settings.elections(), leaseStores,
-				threads.runtime(), all, leaderWork.getIfAvailable(() -> LeaderWork.NONE),
-				settings.drainTimeout(shutdownPhase));
-		// From now rather than from the campaign: a missing Lease's wait runs while the context starts.
-		engine.follow();
-		return engine;
+		return new ElectionEngine(settings.identity(), settings.elections(), leaseStores, threads.runtime(), all,
+				leaderWork.getIfAvailable(() -> LeaderWork.NONE), settings.drainTimeout(shutdownPhase));
+	}
+
+	@Bean
+	@ConditionalOnBean(ElectionEngine.class)
+	LeaseFollowingLifecycle leaseFollowingLifecycle(ElectionEngine leaderElector) {
+		return new LeaseFollowingLifecycle(leaderElector);
 	}
 
 	@Bean

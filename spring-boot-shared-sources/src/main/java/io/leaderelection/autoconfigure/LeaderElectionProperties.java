@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.leaderelection.engine.ElectionSettings;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -44,17 +46,17 @@ public class LeaderElectionProperties {
 	/**
 	 * How long followers wait, on their own clocks, for a Lease that is not renewed before they take it.
 	 */
-	private Duration leaseDuration = Duration.ofSeconds(15);
+	private Duration leaseDuration = ElectionSettings.DEFAULT_LEASE_DURATION;
 
 	/**
 	 * How long the leader leads without a successful renewal; must be shorter than the lease duration.
 	 */
-	private Duration renewDeadline = Duration.ofSeconds(10);
+	private Duration renewDeadline = ElectionSettings.DEFAULT_RENEW_DEADLINE;
 
 	/**
 	 * Interval between followers' attempts, and between a leader's retries after a failed renewal; must be shorter than the renew deadline.
 	 */
-	private Duration retryPeriod = Duration.ofSeconds(2);
+	private Duration retryPeriod = ElectionSettings.DEFAULT_RETRY_PERIOD;
 
 	/**
 	 * How often the leader renews its Lease; at least the retry period and shorter than the renew deadline. Defaults to half the renew deadline, or the retry period when that is longer.

@@ -24,7 +24,8 @@ import io.leaderelection.engine.ElectionSettings;
 /**
  * Resolves {@link LeaderElectionProperties} into validated {@link LeaderElectionSettings}:
  * fills in the identity, namespace and lease names, expands a sharded election into its shards and
- * rejects values the elector cannot run with, naming the property.
+ * rejects values the elector cannot run with, naming the property. The timings are checked by the
+ * engine's own rules ({@link ElectionSettings}), whose errors this names after the properties.
  */
 public final class LeaderElectionSettingsResolver {
 
@@ -60,81 +61,147 @@ public final class LeaderElectionSettingsResolver {
 	 */
 	public LeaderElectionSettings resolve(LeaderElectionProperties properties, String applicationName,
 			Supplier<String> clientNamespace) {
-		String prefix = LeaderElectionProperties.PREFIX;
 		String namespace = namespace(properties, clientNamespace);
 		String identity = identity(properties);
-		Timings defaults = Timings.of(prefix, properties.getLeaseDuration(), properties.getRenewDeadline(),
-				properties.getRetryPeriod(), properties.getRenewPeriod());
-		String baseName = (hasText(applicationName) ? applicationName : "application");
-		List<ElectionSettings> elections = new ArrayList<>();
-		String defaultLease = hasText(properties.getLeaseName()) ? properties.getLeaseName() : baseName + "-leader";
-		ForLifeModes forLife = new ForLifeModes(properties);
-		Migrations migrations = new Migrations(properties.getConfigMapMigration(), namespace);
-		// Named after the default Lease, which no other application in the namespace has.
-		String balanceGroup = properties.isBalance() ? defaultLease + LeaderStatus.ELECTIONS_GROUP_SUFFIX : null;
-		elections.add(balanced(migrations.apply(prefix, properties.getConfigMapMigration(), prefix + ".mode",
-				properties.effectiveMode(), forLife.apply(prefix + ".mode", properties.effectiveMode(),
-						election(LeaderElector.DEFAULT_ELECTION, namespace, prefix + ".lease-name", defaultLease,
-								!hasText(properties.getLeaseName()), defaults))),
-				balanceGroup));
-		Map<String, String> electionByLease = new HashMap<>();
-		electionByLease.put(defaultLease, LeaderElector.DEFAULT_ELECTION);
-		properties.getElections().forEach((name, election) -> {
-			String electionPrefix = prefix + ".elections." + name;
+		String baseName = hasText(applicationName) ? applicationName : "application";
+		Elections elections = new Elections(properties, namespace, baseName);
+		List<ElectionSettings> all = new ArrayList<>();
+		all.add(elections.defaultElection());
+		properties.getElections().forEach((name, election) -> all.addAll(elections.named(name, election)));
+		return new LeaderElectionSettings(identity, all, properties.isReleaseOnShutdown(), properties.getOnLost());
+	}
+
+	/**
+	 * The elections of one application, each resolved in steps, in the order their errors are
+	 * reported: name, timings, Lease, mode, shards, migration.
+	 */
+	private final class Elections {
+
+		private static final String PREFIX = LeaderElectionProperties.PREFIX;
+
+		private final LeaderElectionProperties properties;
+
+		private final String namespace;
+
+		private final String baseName;
+
+		private final String defaultLease;
+
+		/** The balanced group of the application's elections; {@code null} when they are not balanced. */
+		private final String balanceGroup;
+
+		private final Timings defaultTimings;
+
+		private final ForLifeModes forLife;
+
+		private final Migrations migrations;
+
+		/** The election campaigning on each Lease, the default one's included. */
+		private final Map<String, String> electionByLease = new HashMap<>();
+
+		Elections(LeaderElectionProperties properties, String namespace, String baseName) {
+			this.properties = properties;
+			this.namespace = namespace;
+			this.baseName = baseName;
+			this.defaultLease = hasText(properties.getLeaseName()) ? properties.getLeaseName() : baseName + "-leader";
+			// Named after the default Lease, which no other application in the namespace has.
+			this.balanceGroup = properties.isBalance() ? this.defaultLease + LeaderStatus.ELECTIONS_GROUP_SUFFIX
+					: null;
+			this.defaultTimings = Timings.of(properties);
+			this.forLife = new ForLifeModes(properties);
+			this.migrations = new Migrations(properties.getConfigMapMigration(), namespace);
+			this.electionByLease.put(this.defaultLease, LeaderElector.DEFAULT_ELECTION);
+		}
+
+		ElectionSettings defaultElection() {
+			ElectionSettings timed = this.defaultTimings.election(PREFIX, LeaderElector.DEFAULT_ELECTION,
+					this.namespace, this.defaultLease);
+			validateLeaseName(PREFIX + ".lease-name", this.defaultLease, !hasText(this.properties.getLeaseName()), "");
+			ElectionMode mode = new ElectionMode(this.properties.effectiveMode(), PREFIX + ".mode");
+			return balanced(this.migrations.apply(PREFIX, this.properties.getConfigMapMigration(), mode,
+					this.forLife.apply(mode, timed)));
+		}
+
+		/** The named election, or its shards in the order of their index. */
+		List<ElectionSettings> named(String name, LeaderElectionProperties.Election election) {
+			String electionPrefix = PREFIX + ".elections." + name;
 			validateElectionName(name, electionPrefix);
-			Timings timings = Timings.of(electionPrefix, inherit(election.getLeaseDuration(), defaults.leaseDuration),
-					inherit(election.getRenewDeadline(), defaults.renewDeadline),
-					inherit(election.getRetryPeriod(), defaults.retryPeriod),
-					inherit(election.getRenewPeriod(), properties.getRenewPeriod()));
-			String leaseName = hasText(election.getLeaseName()) ? election.getLeaseName()
-					: baseName + "-" + name + "-leader";
-			claimLease(electionByLease, electionPrefix + ".lease-name", leaseName, name);
+			boolean derivedLease = !hasText(election.getLeaseName());
+			String leaseName = derivedLease ? this.baseName + "-" + name + "-leader" : election.getLeaseName();
+			ElectionSettings timed = this.defaultTimings.overriddenBy(election)
+				.election(electionPrefix, name, this.namespace, leaseName);
+			claimLease(electionPrefix + ".lease-name", leaseName, name);
+			ElectionMode mode = mode(electionPrefix, election);
+			int shards = shards(electionPrefix, election, mode);
+			Migrations.requireEnabledWhereSet(electionPrefix, election.getConfigMapMigration());
+			validateLeaseName(electionPrefix + ".lease-name", leaseName, derivedLease, "");
+			ElectionSettings settings = this.forLife.apply(mode, timed);
+			if (shards == 1) {
+				return List.of(balanced(
+						this.migrations.apply(electionPrefix, election.getConfigMapMigration(), mode, settings)));
+			}
+			return sharded(electionPrefix, election, settings, shards);
+		}
+
+		/** The election's own mode, unless the application runs standalone or it sets none. */
+		private ElectionMode mode(String electionPrefix, LeaderElectionProperties.Election election) {
 			if (election.getMode() == Mode.STANDALONE) {
 				throw new InvalidLeaderElectionPropertyException(electionPrefix + ".mode", "standalone",
-						"must be 'lease' or 'for-life': standalone is for the whole application, set by "
-								+ prefix + ".mode");
+						"must be 'lease' or 'for-life': standalone is for the whole application, set by " + PREFIX
+								+ ".mode");
 			}
-			boolean ownMode = election.getMode() != null && properties.effectiveMode() != Mode.STANDALONE;
-			Mode mode = ownMode ? election.getMode() : properties.effectiveMode();
-			String modeProperty = ownMode ? electionPrefix + ".mode" : prefix + ".mode";
-			int shards = validateShards(electionPrefix, election, mode, modeProperty);
-			Migrations.requireEnabledWhereSet(electionPrefix, election.getConfigMapMigration());
-			ElectionSettings settings = forLife.apply(modeProperty, mode, election(name, namespace,
-					electionPrefix + ".lease-name", leaseName, !hasText(election.getLeaseName()), timings));
-			if (shards == 1) {
-				elections.add(balanced(migrations.apply(electionPrefix, election.getConfigMapMigration(), modeProperty,
-						mode, settings), balanceGroup));
-				return;
-			}
+			boolean ownMode = election.getMode() != null && this.properties.effectiveMode() != Mode.STANDALONE;
+			return ownMode ? new ElectionMode(election.getMode(), electionPrefix + ".mode")
+					: new ElectionMode(this.properties.effectiveMode(), PREFIX + ".mode");
+		}
+
+		private List<ElectionSettings> sharded(String electionPrefix, LeaderElectionProperties.Election election,
+				ElectionSettings settings, int shards) {
 			if (Migrations.enabled(election.getConfigMapMigration())) {
 				throw new InvalidLeaderElectionPropertyException(electionPrefix + ".config-map-migration.enabled", true,
 						"cannot be set on a sharded election: the ConfigMap leader elects one leader per role, and "
 								+ "a sharded election has one per shard");
 			}
 			boolean balanceShards = !Boolean.FALSE.equals(election.getBalance());
+			List<ElectionSettings> all = new ArrayList<>();
 			for (int index = 0; index < shards; index++) {
 				ElectionSettings shard = settings.shard(index, shards, balanceShards);
-				if (properties.getElections().containsKey(shard.name())) {
+				if (this.properties.getElections().containsKey(shard.name())) {
 					throw new InvalidLeaderElectionPropertyException(electionPrefix + ".shards", shards,
 							"would name a shard '" + shard.name() + "', the name of the election configured by "
-									+ prefix + ".elections." + shard.name() + "; rename one of them");
+									+ PREFIX + ".elections." + shard.name() + "; rename one of them");
 				}
-				validateLeaseName(electionPrefix + ".lease-name", shard.leaseName(),
-						!hasText(election.getLeaseName()), "; each shard's Lease is the lease name followed by "
-								+ "'-<index>-of-<shards>'");
-				claimLease(electionByLease, electionPrefix + ".lease-name", shard.leaseName(), shard.name());
-				elections.add(shard);
+				validateLeaseName(electionPrefix + ".lease-name", shard.leaseName(), !hasText(election.getLeaseName()),
+						"; each shard's Lease is the lease name followed by '-<index>-of-<shards>'");
+				claimLease(electionPrefix + ".lease-name", shard.leaseName(), shard.name());
+				all.add(shard);
 			}
-		});
-		return new LeaderElectionSettings(identity, elections, properties.isReleaseOnShutdown(),
-				properties.getOnLost());
+			return all;
+		}
+
+		/** Records that the election campaigns on the Lease, which no other election may then use. */
+		private void claimLease(String leaseNameProperty, String leaseName, String election) {
+			String other = this.electionByLease.putIfAbsent(leaseName, election);
+			if (other != null) {
+				throw new InvalidLeaderElectionPropertyException(leaseNameProperty, leaseName,
+						"must differ from the Lease of election '" + other + "'; two elections cannot share a Lease");
+			}
+		}
+
+		/**
+		 * The election spread over replicas in the group, when there is one; for-life elections
+		 * stay out, as their locks move only when the holding Pod ends and cannot be handed over.
+		 */
+		private ElectionSettings balanced(ElectionSettings election) {
+			return (this.balanceGroup != null && election.forLife() == null) ? election.balancedIn(this.balanceGroup)
+					: election;
+		}
+
 	}
 
-	private ElectionSettings election(String name, String namespace, String leaseNameProperty, String leaseName,
-			boolean derived, Timings timings) {
-		validateLeaseName(leaseNameProperty, leaseName, derived, "");
-		return new ElectionSettings(name, namespace, leaseName, timings.leaseDuration, timings.renewDeadline,
-				timings.retryPeriod).renewingEvery(timings.renewPeriod);
+	/** An election's mode and the property that set it, which its errors name. */
+	private record ElectionMode(Mode mode, String property) {
+
 	}
 
 	private static void validateLeaseName(String leaseNameProperty, String leaseName, boolean derived, String note) {
@@ -147,19 +214,8 @@ public final class LeaderElectionSettingsResolver {
 		}
 	}
 
-	/** Records that the election campaigns on the Lease, which no other election may then use. */
-	private static void claimLease(Map<String, String> electionByLease, String leaseNameProperty, String leaseName,
-			String election) {
-		String other = electionByLease.putIfAbsent(leaseName, election);
-		if (other != null) {
-			throw new InvalidLeaderElectionPropertyException(leaseNameProperty, leaseName,
-					"must differ from the Lease of election '" + other + "'; two elections cannot share a Lease");
-		}
-	}
-
 	/** The election's shard count, checked; 1 when it is not sharded. */
-	private static int validateShards(String electionPrefix, LeaderElectionProperties.Election election, Mode mode,
-			String modeProperty) {
+	private static int shards(String electionPrefix, LeaderElectionProperties.Election election, ElectionMode mode) {
 		int shards = election.getShards();
 		if (shards < 1) {
 			throw new InvalidLeaderElectionPropertyException(electionPrefix + ".shards", shards,
@@ -169,9 +225,9 @@ public final class LeaderElectionSettingsResolver {
 			throw new InvalidLeaderElectionPropertyException(electionPrefix + ".shards", shards,
 					"must be at most " + Shard.MAX_COUNT + ", the maximum: every replica watches each shard's Lease");
 		}
-		if (shards > 1 && mode == Mode.FOR_LIFE) {
+		if (shards > 1 && mode.mode() == Mode.FOR_LIFE) {
 			throw new InvalidLeaderElectionPropertyException(electionPrefix + ".shards", shards,
-					"is not supported for an election in for-life mode (set by " + modeProperty + "): a for-life "
+					"is not supported for an election in for-life mode (set by " + mode.property() + "): a for-life "
 							+ "lock moves only when its Pod ends, so its shards could not be spread; shard it in "
 							+ "lease mode or leave it whole");
 		}
@@ -182,14 +238,6 @@ public final class LeaderElectionSettingsResolver {
 							+ ".balance");
 		}
 		return shards;
-	}
-
-	/**
-	 * The election spread over replicas in the group, when there is one; for-life elections stay
-	 * out, as their locks move only when the holding Pod ends and cannot be handed over.
-	 */
-	private static ElectionSettings balanced(ElectionSettings election, String group) {
-		return (group != null && election.forLife() == null) ? election.balancedIn(group) : election;
 	}
 
 	/**
@@ -206,8 +254,8 @@ public final class LeaderElectionSettingsResolver {
 			this.properties = properties;
 		}
 
-		ElectionSettings apply(String modeProperty, Mode mode, ElectionSettings election) {
-			return (mode == Mode.FOR_LIFE) ? election.forLife(forLife(modeProperty)) : election;
+		ElectionSettings apply(ElectionMode mode, ElectionSettings election) {
+			return (mode.mode() == Mode.FOR_LIFE) ? election.forLife(forLife(mode.property())) : election;
 		}
 
 		private ElectionSettings.ForLife forLife(String modeProperty) {
@@ -289,19 +337,19 @@ public final class LeaderElectionSettingsResolver {
 		 * @param electionPrefix {@code leader.election} for the default election, else
 		 * {@code leader.election.elections.NAME}
 		 * @param own the election's block: the top-level one for the default election
-		 * @param modeProperty the property that set the election's mode
+		 * @param mode the election's mode and the property that set it
 		 */
 		ElectionSettings apply(String electionPrefix, LeaderElectionProperties.ConfigMapMigration own,
-				String modeProperty, Mode mode, ElectionSettings election) {
-			if (!enabled(own) || mode == Mode.STANDALONE) {
+				ElectionMode mode, ElectionSettings election) {
+			if (!enabled(own) || mode.mode() == Mode.STANDALONE) {
 				return election;
 			}
 			String ownPrefix = electionPrefix + ".config-map-migration";
 			String enabledProperty = ownPrefix + ".enabled";
-			if (mode == Mode.FOR_LIFE) {
+			if (mode.mode() == Mode.FOR_LIFE) {
 				throw new InvalidLeaderElectionPropertyException(enabledProperty, true,
 						"works in lease mode only: election '" + election.name() + "' runs for-life (set by "
-								+ modeProperty + ")");
+								+ mode.property() + ")");
 			}
 			Setting configMapName = firstSet(enabledProperty, "leaders",
 					new Setting(own.getConfigMapName(), ownPrefix + ".config-map-name"),
@@ -478,51 +526,51 @@ public final class LeaderElectionSettingsResolver {
 		return value != null && !value.isBlank();
 	}
 
-	/** The timings of an election, checked against each other. */
+	/**
+	 * The timings of an election as configured, which the engine's settings check.
+	 *
+	 * @param renewPeriod {@code null} for the engine's default
+	 */
 	private record Timings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Duration renewPeriod) {
 
-		/**
-		 * @param renewPeriod {@code null} for the default: half the renew deadline, or the retry
-		 * period when that is longer, which measured half the writes of renewing every retry period
-		 * with no slower handover or failover (docs/benchmarks.md)
-		 */
-		static Timings of(String prefix, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
-				Duration renewPeriod) {
-			positive(prefix + ".lease-duration", leaseDuration);
-			positive(prefix + ".renew-deadline", renewDeadline);
-			positive(prefix + ".retry-period", retryPeriod);
-			if (renewDeadline.compareTo(leaseDuration) >= 0) {
-				throw new InvalidLeaderElectionPropertyException(prefix + ".renew-deadline", renewDeadline,
-						"must be shorter than the lease duration ("
-								+ InvalidLeaderElectionPropertyException.format(leaseDuration)
-								+ "), or two replicas could lead at once");
-			}
-			if (retryPeriod.compareTo(renewDeadline) >= 0) {
-				throw new InvalidLeaderElectionPropertyException(prefix + ".retry-period", retryPeriod,
-						"must be shorter than the renew deadline ("
-								+ InvalidLeaderElectionPropertyException.format(renewDeadline)
-								+ "), or the leader cannot renew in time");
-			}
-			if (renewPeriod == null) {
-				Duration half = renewDeadline.dividedBy(2);
-				return new Timings(leaseDuration, renewDeadline, retryPeriod,
-						(half.compareTo(retryPeriod) > 0) ? half : retryPeriod);
-			}
-			positive(prefix + ".renew-period", renewPeriod);
-			if (renewPeriod.compareTo(retryPeriod) < 0 || renewPeriod.compareTo(renewDeadline) >= 0) {
-				throw new InvalidLeaderElectionPropertyException(prefix + ".renew-period", renewPeriod,
-						"must be at least the retry period (" + InvalidLeaderElectionPropertyException.format(retryPeriod)
-								+ ") and shorter than the renew deadline ("
-								+ InvalidLeaderElectionPropertyException.format(renewDeadline)
-								+ "), or the gate would close between two renewals");
-			}
-			return new Timings(leaseDuration, renewDeadline, retryPeriod, renewPeriod);
+		static Timings of(LeaderElectionProperties properties) {
+			return new Timings(properties.getLeaseDuration(), properties.getRenewDeadline(),
+					properties.getRetryPeriod(), properties.getRenewPeriod());
 		}
 
-		private static void positive(String property, Duration value) {
-			if (value == null || value.isNegative() || value.isZero()) {
-				throw new InvalidLeaderElectionPropertyException(property, value, "must be a positive duration");
+		/** A named election's timings: its own where set, else these. */
+		Timings overriddenBy(LeaderElectionProperties.Election election) {
+			return new Timings(inherit(election.getLeaseDuration(), this.leaseDuration),
+					inherit(election.getRenewDeadline(), this.renewDeadline),
+					inherit(election.getRetryPeriod(), this.retryPeriod),
+					inherit(election.getRenewPeriod(), this.renewPeriod));
+		}
+
+		/**
+		 * The election on these timings.
+		 * @param prefix the properties' prefix, which an invalid timing's error names
+		 * @throws InvalidLeaderElectionPropertyException when a timing breaks one of the engine's
+		 * rules, naming its property under the prefix
+		 */
+		ElectionSettings election(String prefix, String name, String namespace, String leaseName) {
+			try {
+				ElectionSettings election = new ElectionSettings(name, namespace, leaseName, this.leaseDuration,
+						this.renewDeadline, this.retryPeriod);
+				return (this.renewPeriod != null) ? election.renewingEvery(this.renewPeriod) : election;
 			}
+			catch (ElectionSettings.InvalidTimingException ex) {
+				throw new InvalidLeaderElectionPropertyException(prefix + "." + property(ex.timing()), ex.value(),
+						ex.requirement(InvalidLeaderElectionPropertyException::format));
+			}
+		}
+
+		private static String property(ElectionSettings.Timing timing) {
+			return switch (timing) {
+				case LEASE_DURATION -> "lease-duration";
+				case RENEW_DEADLINE -> "renew-deadline";
+				case RETRY_PERIOD -> "retry-period";
+				case RENEW_PERIOD -> "renew-period";
+			};
 		}
 
 	}

@@ -77,6 +77,22 @@ class CampaignWhenReadyTests {
 	}
 
 	@Test
+	void aContextStoppedAndStartedAgainFollowsItsLeaseAgainBeforeItAcceptsTraffic() {
+		String lease = "followed-again";
+		replica(lease, "a").run((context) -> {
+			await().atMost(WAIT).until(() -> server.lease(NAMESPACE, lease) != null);
+			context.stop();
+			try (KubernetesClient client = server.newClient()) {
+				client.leases().inNamespace(NAMESPACE).withName(lease).delete();
+			}
+			context.start();
+			// following begins with the lifecycle, not with the engine's creation: it creates the Lease again
+			await().atMost(WAIT).until(() -> server.lease(NAMESPACE, lease) != null);
+			claimsNothingUntilReadyThenLeads(context, lease);
+		});
+	}
+
+	@Test
 	void aLeaderRefusingTrafficStepsDownReleasingAndCampaignsAgainOnceReady() {
 		String lease = "flipping";
 		server.createReleased(NAMESPACE, lease);

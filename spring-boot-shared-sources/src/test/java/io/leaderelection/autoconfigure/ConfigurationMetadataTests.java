@@ -8,6 +8,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.leaderelection.engine.ElectionSettings;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -74,6 +75,21 @@ class ConfigurationMetadataTests {
 					.isTrue();
 			}
 		}
+	}
+
+	@Test
+	void theTimingDefaultsAreTheEnginesDefaults() throws Exception {
+		Map<String, String> defaults = new LinkedHashMap<>();
+		for (JsonNode property : metadata().get("properties")) {
+			defaults.put(property.get("name").asText(), property.path("defaultValue").asText(null));
+		}
+		assertThat(defaults)
+			.containsEntry("leader.election.lease-duration",
+					InvalidLeaderElectionPropertyException.format(ElectionSettings.DEFAULT_LEASE_DURATION))
+			.containsEntry("leader.election.renew-deadline",
+					InvalidLeaderElectionPropertyException.format(ElectionSettings.DEFAULT_RENEW_DEADLINE))
+			.containsEntry("leader.election.retry-period",
+					InvalidLeaderElectionPropertyException.format(ElectionSettings.DEFAULT_RETRY_PERIOD));
 	}
 
 	private JsonNode metadata() throws Exception {

@@ -26,8 +26,8 @@ import io.leaderelection.actuate.WebReplica;
 import io.leaderelection.actuate.health.LeaderElectionHealthIndicator;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.integration.GateHistory.Interval;
-import io.leaderelection.integration.LeaderOnlyIntegrationTest.Activity;
-import io.leaderelection.integration.LeaderOnlyIntegrationTest.Activity.Run;
+import io.leaderelection.integration.LeaderOnlyIntegrationTests.Activity;
+import io.leaderelection.integration.LeaderOnlyIntegrationTests.Activity.Run;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -67,7 +67,7 @@ import static org.awaitility.Awaitility.await;
  * Written against the public API only ({@link LeaderElector}, {@code @LeaderOnly}, leader events,
  * the actuator), so that it compiles, and fails, on the code from before the fix as well.
  */
-class NeverTwoLeadersIntegrationTest {
+class NeverTwoLeadersIntegrationTests {
 
 	private static final String ELECTION = LeaderElector.DEFAULT_ELECTION;
 

@@ -22,7 +22,7 @@ import static org.awaitility.Awaitility.await;
  * Our replicas and fabric8's own {@code LeaderElector} campaign for one Lease with the same
  * timings; leadership moves between them and no two ever lead at once.
  */
-class Fabric8CoexistenceIntegrationTest {
+class Fabric8CoexistenceIntegrationTests {
 
 	private static final String LEASE = "it-leader";
 

@@ -33,7 +33,7 @@ import static org.awaitility.Awaitility.await;
  * {@code @LeaderOnly} across replicas on the CRUD mock API server: a scheduled job over many
  * handovers, a gated lifecycle bean through a network cut, and shutdown draining.
  */
-class LeaderOnlyIntegrationTest {
+class LeaderOnlyIntegrationTests {
 
 	private static final Activity activity = new Activity();
 

@@ -19,7 +19,7 @@ import static org.awaitility.Awaitility.await;
  * What the elector costs, counted at the API server and in the JVM: requests per renewal and
  * per follower attempt, and threads per number of elections.
  */
-class FootprintIntegrationTest {
+class FootprintIntegrationTests {
 
 	private final CrudApiServer server = CrudApiServer.start();
 

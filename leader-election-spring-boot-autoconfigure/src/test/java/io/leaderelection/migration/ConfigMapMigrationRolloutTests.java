@@ -42,7 +42,7 @@ import static org.awaitility.Awaitility.await;
  * What is checked, in every scenario: an old and a new replica never lead at the same instant,
  * but for the one case the old protocol leaves open (below). Two old replicas may: when a live
  * old leader's Pod turns not Ready, it and its old successor can both lead for a few tens of
- * milliseconds, and an old replica can deadlock (see {@link OldProtocolReplicaTest}); those are
+ * milliseconds, and an old replica can deadlock (see {@link OldProtocolReplicaTests}); those are
  * flaws of the old protocol among its own replicas, counted and reported, never failures here.
  * <p>
  * <b>What the old protocol cannot promise.</b> When the Pod of a new leader turns not Ready while
@@ -62,9 +62,9 @@ import static org.awaitility.Awaitility.await;
  * lease duration of 1.5 s, a renew deadline of 1 s and a retry period of 100 ms (those of the
  * sample app, ten elections each, 3 s, 2 s and 400 ms).
  */
-class ConfigMapMigrationRolloutTest {
+class ConfigMapMigrationRolloutTests {
 
-	private static final Logger logger = LoggerFactory.getLogger(ConfigMapMigrationRolloutTest.class);
+	private static final Logger logger = LoggerFactory.getLogger(ConfigMapMigrationRolloutTests.class);
 
 	@RegisterExtension
 	static final MigrationApiServer server = MigrationApiServer.start();
@@ -183,7 +183,7 @@ class ConfigMapMigrationRolloutTest {
 				}
 				await().atMost(TIMEOUT).until(() -> named.stream().allMatch(this::oneNewReplicaLeads));
 				assertThat(leaders()).as("who leads the default election").singleElement()
-					.matches(ConfigMapMigrationRolloutTest::isOld);
+					.matches(ConfigMapMigrationRolloutTests::isOld);
 			});
 			samples.close();
 			report.add(String.format("the migration step on the sample app (%s): %s", this.namespace, samples));
@@ -444,7 +444,7 @@ class ConfigMapMigrationRolloutTest {
 		step("set " + newLeader + "'s Pod not Ready");
 		server.setPodReady(this.namespace, newLeader, false);
 		// an old replica takes the key of a new leader whose Pod is not Ready
-		String oldLeader = awaitOneLeader(ConfigMapMigrationRolloutTest::isOld);
+		String oldLeader = awaitOneLeader(ConfigMapMigrationRolloutTests::isOld);
 		await().atMost(TIMEOUT).until(() -> replica.revocations().size() > revocations);
 		assertThat(replica.revocations().get(revocations)).isEqualTo(RevocationCause.MIGRATION_KEY_LOST);
 		Interval newTerm = lastTerm(newLeader);

@@ -47,7 +47,7 @@ import static org.awaitility.Awaitility.await;
  * a request sent along the route as it was before the handover reaches the former leader and is
  * refused there, its handler never run.
  */
-class LeaderOnlyRoutingIntegrationTest {
+class LeaderOnlyRoutingIntegrationTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(40);
 

@@ -64,14 +64,14 @@ import static org.awaitility.Awaitility.await;
  * the latency of a real API server, still short enough for the whole class to take about a
  * minute.
  */
-@ExtendWith(RealClusterIntegrationTest.RunsWhenKubeconfigIsSet.class)
-class RealClusterIntegrationTest {
+@ExtendWith(RealClusterIntegrationTests.RunsWhenKubeconfigIsSet.class)
+class RealClusterIntegrationTests {
 
 	static final String SKIPPED = "KUBECONFIG is not set, so the real-cluster test is skipped. To run it, point "
 			+ "KUBECONFIG at a cluster where you may create and delete namespaces, e.g. `kind create cluster "
 			+ "--name leader-election-it && kind get kubeconfig --name leader-election-it > /tmp/kind.kubeconfig && "
 			+ "KUBECONFIG=/tmp/kind.kubeconfig ./mvnw -B verify -pl leader-election-spring-boot-autoconfigure -am "
-			+ "-Dtest=RealClusterIntegrationTest -Dsurefire.failIfNoSpecifiedTests=false`";
+			+ "-Dtest=RealClusterIntegrationTests -Dsurefire.failIfNoSpecifiedTests=false`";
 
 	static final String CREATED_BY_LABEL = "app.kubernetes.io/created-by";
 
@@ -163,7 +163,7 @@ class RealClusterIntegrationTest {
 	 * against a cluster that can be reached. A cluster that answers but refuses fails it.
 	 */
 	private static void skip(String why) {
-		System.out.println("SKIPPED RealClusterIntegrationTest: " + why);
+		System.out.println("SKIPPED RealClusterIntegrationTests: " + why);
 		Assumptions.abort(why);
 	}
 

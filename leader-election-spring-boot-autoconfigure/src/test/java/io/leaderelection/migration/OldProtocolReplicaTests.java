@@ -27,9 +27,9 @@ import static org.awaitility.Awaitility.await;
  * the key, and the leader, whose removal of its key then fails, leads on until it sees the key
  * taken. Two tests pin that down, and the deadlock that can follow such a takeover.
  */
-class OldProtocolReplicaTest {
+class OldProtocolReplicaTests {
 
-	private static final Logger logger = LoggerFactory.getLogger(OldProtocolReplicaTest.class);
+	private static final Logger logger = LoggerFactory.getLogger(OldProtocolReplicaTests.class);
 
 	@RegisterExtension
 	static final MigrationApiServer server = MigrationApiServer.start();

@@ -27,7 +27,7 @@ import static org.awaitility.Awaitility.await;
  * Three replicas, each its own Spring context, client, identity and TCP proxy, electing a leader
  * on fabric8's CRUD mock API server with lease 2s, renew deadline 1s, retry 250ms.
  */
-class ReplicaElectionIntegrationTest {
+class ReplicaElectionIntegrationTests {
 
 	private static final Duration RENEW_DEADLINE = Duration.ofSeconds(1);
 
