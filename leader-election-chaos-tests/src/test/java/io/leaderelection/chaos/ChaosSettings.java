@@ -107,7 +107,8 @@ record ChaosSettings(long seed, int replicas, int elections, int transitions, Du
 	List<ElectionSettings> electionSettings() {
 		if (this.balancedShards) {
 			ElectionSettings sharded = new ElectionSettings(SHARDED_ELECTION, NAMESPACE, leaseName(SHARDED_ELECTION),
-					LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD);
+					LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD)
+				.renewingEvery(RETRY_PERIOD);
 			List<ElectionSettings> shards = IntStream.range(0, this.elections)
 				.mapToObj((index) -> sharded.shard(index, this.elections, true))
 				.toList();
@@ -122,7 +123,8 @@ record ChaosSettings(long seed, int replicas, int elections, int transitions, Du
 		return IntStream.range(0, this.elections)
 			.mapToObj((index) -> "e" + index)
 			.map((election) -> new ElectionSettings(election, NAMESPACE, leaseName(election), LEASE_DURATION,
-					RENEW_DEADLINE, RETRY_PERIOD))
+					RENEW_DEADLINE, RETRY_PERIOD)
+				.renewingEvery(RETRY_PERIOD))
 			.toList();
 	}
 

@@ -66,7 +66,8 @@ class AbsenceAcrossGapsCrudServerTests {
 	 * 1.2 s were seen, the most on a JVM not yet warm.
 	 */
 	private static final ElectionSettings ELECTION = new ElectionSettings("default", "team-a", "orders-leader",
-			Duration.ofMillis(1500), Duration.ofMillis(1200), Duration.ofMillis(100));
+			Duration.ofMillis(1500), Duration.ofMillis(1200), Duration.ofMillis(100))
+		.renewingEvery(Duration.ofMillis(100));
 
 	/** The longest any step may take: a claim after a Lease seen missing, or after its version seen unchanged. */
 	private static final Duration STEP = Duration.ofSeconds(10);

@@ -141,7 +141,8 @@ class DeletedLeaseTests {
 		ControlPlane controlPlane = ControlPlane.shared();
 		ApiServer server = controlPlane.apiServer();
 		ElectionSettings sharded = new ElectionSettings("default", this.replicas.namespace().name(), LEASE,
-				LEASE_DURATION, FaultReplicas.RENEW_DEADLINE, RETRY_PERIOD);
+				LEASE_DURATION, FaultReplicas.RENEW_DEADLINE, RETRY_PERIOD)
+			.renewingEvery(RETRY_PERIOD);
 		List<ElectionSettings> shards = IntStream.range(0, 3).mapToObj((i) -> sharded.shard(i, 3, true)).toList();
 		List<Terms> terms = shards.stream().map((shard) -> new Terms(shard.name())).toList();
 		List<EngineReplica> started = new ArrayList<>();

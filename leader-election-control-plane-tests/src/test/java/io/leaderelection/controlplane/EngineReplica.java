@@ -145,7 +145,8 @@ final class EngineReplica implements AutoCloseable {
 	/** Timings for tests on the control plane: long enough for a busy build machine, short enough for a suite. */
 	static ElectionSettings election(String namespace, String leaseName) {
 		return new ElectionSettings("default", namespace, leaseName, Duration.ofSeconds(3), Duration.ofSeconds(2),
-				Duration.ofMillis(500));
+				Duration.ofMillis(500))
+			.renewingEvery(Duration.ofMillis(500));
 	}
 
 }

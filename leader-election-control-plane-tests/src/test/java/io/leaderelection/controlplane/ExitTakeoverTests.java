@@ -198,7 +198,8 @@ class ExitTakeoverTests {
 
 	private ElectionSettings election() {
 		return new ElectionSettings("default", this.namespace.name(), "orders-leader", LEASE_DURATION,
-				Duration.ofSeconds(4), Duration.ofMillis(500));
+				Duration.ofSeconds(4), Duration.ofMillis(500))
+			.renewingEvery(Duration.ofMillis(500));
 	}
 
 	private EngineReplica start(String identity, String pod, Instant started) {

@@ -101,7 +101,8 @@ final class FaultReplicas implements AutoCloseable {
 	/** The settings of the test's election on the given Lease, at the scaled-down timings. */
 	ElectionSettings election(String leaseName) {
 		return new ElectionSettings(this.election, this.namespace.name(), leaseName, LEASE_DURATION, RENEW_DEADLINE,
-				RETRY_PERIOD);
+				RETRY_PERIOD)
+			.renewingEvery(RETRY_PERIOD);
 	}
 
 	/** Another API server on the control plane's etcd, counted in the checks of what was refused, stopped with the test. */

@@ -83,7 +83,7 @@ public final class OurImplementation implements Implementation {
 	/** An election on a renewed Lease, its leader renewing every retry period. */
 	public static ElectionSettings settings(String name, String namespace, String leaseName, Timings timings) {
 		return new ElectionSettings(name, namespace, leaseName, timings.leaseDuration(), timings.renewDeadline(),
-				timings.retryPeriod());
+				timings.retryPeriod()).renewingEvery(timings.retryPeriod());
 	}
 
 	/** An election on a renewed Lease, its leader renewing every {@link #renewPeriod(Timings)}. */

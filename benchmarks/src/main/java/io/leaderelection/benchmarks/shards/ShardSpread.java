@@ -401,7 +401,8 @@ public final class ShardSpread {
 
 	private List<ElectionSettings> shards(String namespace, int count, boolean balanced) {
 		ElectionSettings base = new ElectionSettings(ELECTION, namespace, ELECTION, this.timings.leaseDuration(),
-				this.timings.renewDeadline(), this.timings.retryPeriod());
+				this.timings.renewDeadline(), this.timings.retryPeriod())
+			.renewingEvery(this.timings.retryPeriod());
 		List<ElectionSettings> shards = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
 			shards.add(base.shard(i, count, balanced));
