@@ -41,7 +41,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * A Lease seen missing before a gap, or at one read of a polling follower, says nothing about the
  * time after it: it may have been created, held and deleted meanwhile, and its leader's gate may
- * still be open. The engine-level cases of AbsenceAcrossGapsTest on fabric8's CRUD mock server:
+ * still be open. The engine-level cases of AbsenceAcrossGapsTests on fabric8's CRUD mock server:
  * each replica an engine on the production threads and monotonic clock, with its own fabric8
  * client through its own TCP proxy. A replica is cut off by black-holing its proxy, and frozen by
  * pausing its scheduler, listener calls and watch opener with its proxy black-holed, as a stopped
@@ -145,7 +145,7 @@ class AbsenceAcrossGapsCrudServerTests {
 		first.engine.start();
 		awaitGates("the first replica sees the Lease missing", first.store::sawItMissing);
 		// A stagger, not a wait for anything: the follower starts a fifth of a lease duration later
-		// (AbsenceAcrossGapsTest: 1 s of 15), so that the first replica claims first whichever way
+		// (AbsenceAcrossGapsTests: 1 s of 15), so that the first replica claims first whichever way
 		// it claims. It is short beside the renew deadline: on today's engine the follower, whose
 		// absence begins that much later, claims while the first replica's gate is still open. The
 		// interleaving of the claim, the deletion and the follower's reads is not left to timing:

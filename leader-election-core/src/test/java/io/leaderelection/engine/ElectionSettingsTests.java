@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * The timing rules of {@link ElectionSettings}, which the starter's properties are checked by too:
  * each broken rule names the timing to change.
  */
-class ElectionSettingsTest {
+class ElectionSettingsTests {
 
 	private static final Duration LEASE_DURATION = ElectionSettings.DEFAULT_LEASE_DURATION;
 

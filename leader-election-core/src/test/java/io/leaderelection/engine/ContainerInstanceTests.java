@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nothing of another Pod of the same name, of the run still running, or of a count lower than the
  * run's (a status older than the run's own).
  */
-class ContainerInstanceTest {
+class ContainerInstanceTests {
 
 	private static final ContainerInstance RUN = new ContainerInstance("a", "team-a", "pod-a", "uid-1", "app", 2);
 

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * it saw the Lease missing, and a follower that polls between a creation and a deletion; each
  * must never open its gate while the leader of the deleted Lease may still have its own open.
  */
-class AbsenceAcrossGapsTest {
+class AbsenceAcrossGapsTests {
 
 	private static final Duration LEASE_DURATION = Duration.ofSeconds(15);
 

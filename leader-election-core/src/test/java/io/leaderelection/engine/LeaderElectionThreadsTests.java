@@ -19,7 +19,7 @@ import static org.awaitility.Awaitility.await;
  * Closing the elector's threads while a lane is busy: what the engine handed a lane before the
  * close (a revocation, the stop of leader work) still runs, in order, within the close's bound.
  */
-class LeaderElectionThreadsTest {
+class LeaderElectionThreadsTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
 

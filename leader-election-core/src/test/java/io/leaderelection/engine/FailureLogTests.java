@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A failure repeated every retry period is logged once, then summarised a minute, then its end. */
-class FailureLogTest {
+class FailureLogTests {
 
 	private static final long SECOND = 1_000_000_000L;
 

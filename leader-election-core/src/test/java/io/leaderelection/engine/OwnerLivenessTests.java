@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * How a for-life follower judges the Pod owning the lock, on its own monotonic clock (here the
  * nanosecond numbers passed in).
  */
-class OwnerLivenessTest {
+class OwnerLivenessTests {
 
 	private static final PodReference OWNER = new PodReference("orders-0", "uid-1");
 

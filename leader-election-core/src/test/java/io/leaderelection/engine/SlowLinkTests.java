@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * against the in-memory Lease, it stops claiming what it wrote, so that the Lease expires and a
  * replica on a healthy link leads, and no two gates open.
  */
-class SlowLinkTest {
+class SlowLinkTests {
 
 	private static final Duration RENEW_DEADLINE = Duration.ofSeconds(10);
 
@@ -72,9 +72,9 @@ class SlowLinkTest {
 		final ElectionEngine engine;
 
 		Replica(String identity, Duration answerDelay) {
-			this.store = new Delayed(SlowLinkTest.this.leases.connect(identity), answerDelay);
-			ElectionRuntime runtime = new ElectionRuntime(SlowLinkTest.this.time, SlowLinkTest.this.time,
-					SlowLinkTest.this.time.wallClock(Duration.ZERO), Runnable::run, new Random(identity.hashCode()));
+			this.store = new Delayed(SlowLinkTests.this.leases.connect(identity), answerDelay);
+			ElectionRuntime runtime = new ElectionRuntime(SlowLinkTests.this.time, SlowLinkTests.this.time,
+					SlowLinkTests.this.time.wallClock(Duration.ZERO), Runnable::run, new Random(identity.hashCode()));
 			this.engine = new ElectionEngine(identity, List.of(ELECTION), (settings) -> this.store, runtime,
 					List.of());
 		}
@@ -130,7 +130,7 @@ class SlowLinkTest {
 				return served;
 			}
 			CompletableFuture<LeaseRecord> answer = new CompletableFuture<>();
-			SlowLinkTest.this.time.schedule(() -> served.whenComplete((value, failure) -> {
+			SlowLinkTests.this.time.schedule(() -> served.whenComplete((value, failure) -> {
 				if (failure != null) {
 					answer.completeExceptionally(failure);
 				}

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The election algorithm on virtual time against an in-memory Lease with optimistic locking:
  * client-go's timings (15s / 10s / 2s), several replicas, faults per replica.
  */
-class ElectionEngineTest {
+class ElectionEngineTests {
 
 	private static final Duration LEASE_DURATION = Duration.ofSeconds(15);
 

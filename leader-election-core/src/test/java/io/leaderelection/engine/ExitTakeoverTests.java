@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * client-go's timings (15s / 10s / 2s); the runs the holders' versions name, and the kubelet's
  * reports of their end, are the test's ({@link Runs}).
  */
-class ExitTakeoverTest {
+class ExitTakeoverTests {
 
 	private static final Duration LEASE_DURATION = Duration.ofSeconds(15);
 
@@ -164,9 +164,9 @@ class ExitTakeoverTest {
 		final ElectionEngine engine;
 
 		Replica(String identity) {
-			this.connection = ExitTakeoverTest.this.leases.connect(identity);
-			ElectionRuntime runtime = new ElectionRuntime(ExitTakeoverTest.this.time, ExitTakeoverTest.this.time,
-					ExitTakeoverTest.this.time.wallClock(Duration.ZERO), Runnable::run, new Random(identity.hashCode()));
+			this.connection = ExitTakeoverTests.this.leases.connect(identity);
+			ElectionRuntime runtime = new ElectionRuntime(ExitTakeoverTests.this.time, ExitTakeoverTests.this.time,
+					ExitTakeoverTests.this.time.wallClock(Duration.ZERO), Runnable::run, new Random(identity.hashCode()));
 			this.engine = new ElectionEngine(identity, List.of(ELECTION), (settings) -> new ProvenStore(this.connection),
 					runtime, List.of());
 		}
@@ -220,7 +220,7 @@ class ExitTakeoverTest {
 
 		@Override
 		public HolderExits holderExits() {
-			return ExitTakeoverTest.this.runs;
+			return ExitTakeoverTests.this.runs;
 		}
 
 	}

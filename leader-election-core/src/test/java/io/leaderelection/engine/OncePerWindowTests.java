@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * current term before the run is handed out, and the windows hold across handovers, deletions
  * of nothing but the run's replica, crashes and shifted clocks.
  */
-class OncePerWindowTest {
+class OncePerWindowTests {
 
 	private static final Duration LEASE_DURATION = Duration.ofSeconds(15);
 
@@ -274,8 +274,8 @@ class OncePerWindowTest {
 		Replica(String identity, InMemoryLeases.Connection connection, Duration wallClockOffset) {
 			this.connection = connection;
 			this.wallClockOffset = wallClockOffset;
-			ElectionRuntime runtime = new ElectionRuntime(OncePerWindowTest.this.time, OncePerWindowTest.this.time,
-					OncePerWindowTest.this.time.wallClock(wallClockOffset), Runnable::run, new Random(identity.hashCode()));
+			ElectionRuntime runtime = new ElectionRuntime(OncePerWindowTests.this.time, OncePerWindowTests.this.time,
+					OncePerWindowTests.this.time.wallClock(wallClockOffset), Runnable::run, new Random(identity.hashCode()));
 			this.engine = new ElectionEngine(identity, List.of(ELECTION), (settings) -> connection, runtime, List.of());
 		}
 
@@ -286,7 +286,7 @@ class OncePerWindowTest {
 		/** Asks for a start and lets the engine write it. */
 		Optional<WindowedRun> tryStart(String job) {
 			CompletableFuture<Optional<WindowedRun>> started = start(job);
-			OncePerWindowTest.this.time.runDue();
+			OncePerWindowTests.this.time.runDue();
 			return started.join();
 		}
 
@@ -299,7 +299,7 @@ class OncePerWindowTest {
 		}
 
 		Instant wallNow() {
-			return OncePerWindowTest.this.time.wallClock(this.wallClockOffset).instant();
+			return OncePerWindowTests.this.time.wallClock(this.wallClockOffset).instant();
 		}
 
 	}
