@@ -8,12 +8,12 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 
-import io.leaderelection.engine.LeaseConflictException;
-import io.leaderelection.engine.LeaseNotFoundException;
-import io.leaderelection.engine.LeaseRecord;
-import io.leaderelection.engine.LeaseStore;
-import io.leaderelection.engine.LeaseStoreException;
-import io.leaderelection.engine.LeaseWatch;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStore;
+import io.leaderelection.store.LeaseStoreException;
+import io.leaderelection.store.LeaseWatch;
 
 /**
  * The API server as a model with the real one's rules. Writes are linearizable through one

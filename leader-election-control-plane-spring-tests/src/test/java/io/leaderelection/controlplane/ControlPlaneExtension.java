@@ -9,7 +9,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Starts the control plane of this JVM ({@link ControlPlane#shared()}) before a test class's
  * {@code @BeforeAll} methods, for tests outside this package that reach it through the
  * administrator's kubeconfig, which fabric8 reads from its system property {@code kubeconfig}
- * (the module's surefire sets it to that file): RealClusterIntegrationTests.
+ * (the module's surefire sets it to that file): RealClusterIntegrationTest.
  */
 public final class ControlPlaneExtension implements BeforeAllCallback {
 

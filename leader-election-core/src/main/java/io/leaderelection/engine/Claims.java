@@ -8,6 +8,10 @@ import java.util.function.Supplier;
 import io.leaderelection.StepDown;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStore;
 
 /**
  * This replica's claims of the Lease: the write that names it holder, the claim on its way until

@@ -10,6 +10,8 @@ import io.leaderelection.LeaderStatus;
 import io.leaderelection.StepDown;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStore;
 
 /**
  * One election: the loop that sequences the calls of the client-go cycle of acquire, renew and

@@ -24,6 +24,7 @@ import io.leaderelection.UnknownElectionException;
 import io.leaderelection.WindowStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.leaderelection.store.LeaseStoreFactory;
 
 /**
  * Runs every election of one application instance on a shared scheduler. Each election has two

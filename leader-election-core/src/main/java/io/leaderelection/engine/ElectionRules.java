@@ -1,5 +1,8 @@
 package io.leaderelection.engine;
 
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStoreException;
+
 /**
  * The rules every mode keeps, each in one place: a follower that gave a term up stays out first;
  * what a version seen while leading means for the term; how long a leader's request may take.

@@ -1,5 +1,9 @@
 package io.leaderelection.engine;
 
+import io.leaderelection.store.ContainerInstance;
+import io.leaderelection.store.HolderExits;
+import io.leaderelection.store.LeaseRecord;
+
 /**
  * A follower's judgment that the holder of the version it last saw has ended, by the proof its
  * store finds ({@link HolderExits}): the run of the container that version names, followed from

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.leaderelection.store.LeaseStoreException;
 
 /**
  * One election's failures to reach its Lease: the last one and since when calls have failed,

@@ -1,5 +1,8 @@
 package io.leaderelection.engine;
 
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.PodReference;
+
 /**
  * What a follower does next, as its mode's rules decide from what it saw: a value, which the mode
  * carries out on the store and the scheduler. The rules that decide it ({@link LeaseRules},

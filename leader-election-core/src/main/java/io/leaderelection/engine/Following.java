@@ -1,6 +1,8 @@
 package io.leaderelection.engine;
 
 import java.time.Duration;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStore;
 
 /**
  * What a follower learns of its Lease, and when it decides on it: its reads, and the watch that

@@ -9,6 +9,13 @@ import java.util.concurrent.TimeoutException;
 import io.leaderelection.StepDown;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.leaderelection.store.ForLifeLockStore;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStore;
+import io.leaderelection.store.PodReference;
+import io.leaderelection.store.PodState;
 
 /**
  * The claim rules of leader-for-life (operator-sdk's): the lock is a Lease created owned by this

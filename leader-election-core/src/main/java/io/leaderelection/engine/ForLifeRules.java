@@ -5,6 +5,8 @@ import io.leaderelection.engine.FollowerStep.Claim;
 import io.leaderelection.engine.FollowerStep.Claim.Reason;
 import io.leaderelection.engine.FollowerStep.ReplaceLock;
 import io.leaderelection.engine.FollowerStep.Wait;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.PodReference;
 
 /**
  * A for-life follower's rules (operator-sdk's), as a function of what it saw: a released lock is

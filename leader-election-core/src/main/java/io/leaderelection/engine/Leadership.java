@@ -10,6 +10,9 @@ import java.util.concurrent.Executor;
 import io.leaderelection.StepDown;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStore;
 
 /**
  * The term held and how it ends: the gate and its deadline, the fencing token, the leader work

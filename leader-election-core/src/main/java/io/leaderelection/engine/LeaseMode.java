@@ -6,6 +6,9 @@ import java.util.concurrent.CompletableFuture;
 import io.leaderelection.StepDown;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStore;
 
 /**
  * The claim rules of an election on a renewed Lease, client-go's: a follower takes the Lease

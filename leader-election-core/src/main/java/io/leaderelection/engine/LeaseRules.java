@@ -7,6 +7,9 @@ import io.leaderelection.engine.FollowerStep.CreateWithoutHolder;
 import io.leaderelection.engine.FollowerStep.LeadOn;
 import io.leaderelection.engine.FollowerStep.Wait;
 import io.leaderelection.engine.FollowerStep.WaitForTurn;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
+import io.leaderelection.store.LeaseRecord;
 
 /**
  * A lease-mode follower's rules, client-go's, as a function of what it saw: it claims the Lease

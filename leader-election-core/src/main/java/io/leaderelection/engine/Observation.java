@@ -1,6 +1,7 @@
 package io.leaderelection.engine;
 
 import java.time.Duration;
+import io.leaderelection.store.LeaseRecord;
 
 /**
  * What one replica has observed of a Lease: the last version seen and since when, on the

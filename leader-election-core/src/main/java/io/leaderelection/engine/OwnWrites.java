@@ -3,6 +3,8 @@ package io.leaderelection.engine;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStoreException;
 
 /**
  * The renewTimes this process sent naming itself: a version naming our identity is ours only if

@@ -1,6 +1,8 @@
 package io.leaderelection.engine;
 
 import java.time.Duration;
+import io.leaderelection.store.PodReference;
+import io.leaderelection.store.PodState;
 
 /**
  * Judges, from a follower's reads, whether the Pod that owns a for-life lock is gone. Every wait

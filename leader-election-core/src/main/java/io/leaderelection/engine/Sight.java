@@ -1,5 +1,7 @@
 package io.leaderelection.engine;
 
+import io.leaderelection.store.LeaseRecord;
+
 /**
  * What a follower has seen of the Lease, at the moment it decides: read off the election's state
  * by the mode, so that its rules read no clock.

@@ -1,5 +1,7 @@
 package io.leaderelection.engine;
 
+import io.leaderelection.store.LeaseRecord;
+
 /**
  * Staying out of the election after giving a term (or a claim) up: for a while, or until another
  * candidate took the Lease over.

@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.leaderelection.store.LeaseStoreException;
 
 /**
  * The steps of one election's loop on the shared scheduler: the next attempt, and store calls

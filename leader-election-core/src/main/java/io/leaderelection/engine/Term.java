@@ -1,6 +1,7 @@
 package io.leaderelection.engine;
 
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.store.LeaseRecord;
 
 /**
  * A term of leadership: what the acquiring write made of the Lease, its fencing token, and when

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.WindowStatus;
+import io.leaderelection.store.WindowRecord;
 
 /**
  * The once-per-window jobs of one election as this replica knows them, on its monotonic clock:

@@ -20,7 +20,7 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.leaderelection.engine.LeaseStoreException;
+import io.leaderelection.store.LeaseStoreException;
 
 /**
  * Requests to the API server that never block the caller: sent on the elector's HTTP client from

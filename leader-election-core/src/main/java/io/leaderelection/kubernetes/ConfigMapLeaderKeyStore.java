@@ -10,10 +10,10 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.leaderelection.engine.LeaderKeyStore;
-import io.leaderelection.engine.LeaseConflictException;
-import io.leaderelection.engine.LeaseStoreException;
-import io.leaderelection.engine.PodState;
+import io.leaderelection.store.LeaderKeyStore;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseStoreException;
+import io.leaderelection.store.PodState;
 
 /**
  * The key of spring-cloud-kubernetes' ConfigMap leader: one data key of a ConfigMap (by default

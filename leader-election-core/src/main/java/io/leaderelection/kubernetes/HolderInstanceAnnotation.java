@@ -6,7 +6,7 @@ import java.util.Set;
 
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.leaderelection.engine.ContainerInstance;
+import io.leaderelection.store.ContainerInstance;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

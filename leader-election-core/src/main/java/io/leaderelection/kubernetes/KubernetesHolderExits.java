@@ -3,9 +3,9 @@ package io.leaderelection.kubernetes;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.leaderelection.engine.ContainerInstance;
-import io.leaderelection.engine.HolderExits;
-import io.leaderelection.engine.LeaseRecord;
+import io.leaderelection.store.ContainerInstance;
+import io.leaderelection.store.HolderExits;
+import io.leaderelection.store.LeaseRecord;
 
 /**
  * The kubelet's word on a Lease holder's process: the run its Lease's annotation

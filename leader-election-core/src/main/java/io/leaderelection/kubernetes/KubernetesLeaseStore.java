@@ -29,16 +29,16 @@ import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.leaderelection.engine.ContainerInstance;
-import io.leaderelection.engine.ForLifeLockStore;
-import io.leaderelection.engine.HolderExits;
-import io.leaderelection.engine.LeaseConflictException;
-import io.leaderelection.engine.LeaseNotFoundException;
-import io.leaderelection.engine.LeaseRecord;
-import io.leaderelection.engine.LeaseStoreException;
-import io.leaderelection.engine.LeaseWatch;
-import io.leaderelection.engine.PodReference;
-import io.leaderelection.engine.PodState;
+import io.leaderelection.store.ContainerInstance;
+import io.leaderelection.store.ForLifeLockStore;
+import io.leaderelection.store.HolderExits;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStoreException;
+import io.leaderelection.store.LeaseWatch;
+import io.leaderelection.store.PodReference;
+import io.leaderelection.store.PodState;
 
 /**
  * A {@code coordination.k8s.io/v1} Lease read and written through the fabric8 client's

@@ -11,9 +11,9 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.engine.LeaderKeyStore;
-import io.leaderelection.engine.LeaseStoreFactory;
-import io.leaderelection.engine.MembershipStore;
+import io.leaderelection.store.LeaderKeyStore;
+import io.leaderelection.store.LeaseStoreFactory;
+import io.leaderelection.store.MembershipStore;
 
 /**
  * Creates the {@link KubernetesLeaseStore} of each election, and the store of balanced groups'

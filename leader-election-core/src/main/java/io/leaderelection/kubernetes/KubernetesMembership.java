@@ -20,7 +20,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.leaderelection.Shard;
-import io.leaderelection.engine.MembershipStore;
+import io.leaderelection.store.MembershipStore;
 
 /**
  * The members of balanced groups as Leases of their own, one per member and group, named

@@ -23,8 +23,8 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.leaderelection.engine.LeaseConflictException;
-import io.leaderelection.engine.LeaseStoreException;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseStoreException;
 
 /**
  * The EndpointSlice of a Service without selector that names the leader of one election, and

@@ -9,7 +9,7 @@ import java.util.Optional;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.leaderelection.engine.ContainerInstance;
+import io.leaderelection.store.ContainerInstance;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import io.fabric8.kubernetes.client.http.HttpRequest;
-import io.leaderelection.engine.LeaseStoreException;
+import io.leaderelection.store.LeaseStoreException;
 
 /**
  * A label on this replica's own Pod telling whether it leads an election,

@@ -7,8 +7,8 @@ import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.leaderelection.engine.LeaseRecord;
-import io.leaderelection.engine.WindowRecord;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.WindowRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

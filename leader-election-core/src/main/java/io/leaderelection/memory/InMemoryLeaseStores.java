@@ -15,13 +15,13 @@ import java.util.function.Consumer;
 
 import io.leaderelection.engine.DaemonThreads;
 import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.engine.LeaseConflictException;
-import io.leaderelection.engine.LeaseNotFoundException;
-import io.leaderelection.engine.LeaseRecord;
-import io.leaderelection.engine.LeaseStore;
-import io.leaderelection.engine.LeaseStoreFactory;
-import io.leaderelection.engine.LeaseWatch;
-import io.leaderelection.engine.MembershipStore;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStore;
+import io.leaderelection.store.LeaseStoreFactory;
+import io.leaderelection.store.LeaseWatch;
+import io.leaderelection.store.MembershipStore;
 
 /**
  * Leases kept in this JVM's memory with an API server's rules: every write is a compare-and-swap

@@ -15,6 +15,9 @@ import io.leaderelection.StepDown;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStore;
+import io.leaderelection.store.LeaseWatch;
 
 /**
  * The election algorithm on virtual time against an in-memory Lease with optimistic locking:

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.leaderelection.store.LeaseStoreException;
 
 /** A failure repeated every retry period is logged once, then summarised a minute, then its end. */
 class FailureLogTests {

@@ -2,6 +2,7 @@ package io.leaderelection.engine;
 
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import io.leaderelection.store.LeaseRecord;
 
 /**
  * The words the rules' scripts are written in: versions of the Lease named as a reader says them,

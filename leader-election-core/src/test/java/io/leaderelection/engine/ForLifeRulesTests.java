@@ -7,6 +7,7 @@ import static io.leaderelection.engine.FollowerSteps.ms;
 import static io.leaderelection.engine.FollowerSteps.told;
 import static io.leaderelection.engine.FollowerSteps.version;
 import static org.assertj.core.api.Assertions.assertThat;
+import io.leaderelection.store.PodReference;
 
 /**
  * A for-life follower's rules as a script: what the replica in Pod "pod-me" saw of the lock and its

@@ -5,6 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStore;
+import io.leaderelection.store.LeaseStoreException;
+import io.leaderelection.store.LeaseWatch;
 
 /**
  * One Lease kept in memory with the API server's optimistic locking: every write bumps the

@@ -9,6 +9,10 @@ import static io.leaderelection.engine.FollowerSteps.ms;
 import static io.leaderelection.engine.FollowerSteps.told;
 import static io.leaderelection.engine.FollowerSteps.version;
 import static org.assertj.core.api.Assertions.assertThat;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStoreException;
 
 /**
  * Lease mode's rules as scripts: what replica "me" saw or was answered, then the step it takes.

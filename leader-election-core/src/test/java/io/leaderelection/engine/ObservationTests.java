@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.leaderelection.store.LeaseRecord;
 
 /**
  * What a replica observes of its Lease, on its own: versions and since when, absence as an

@@ -11,6 +11,8 @@ import io.leaderelection.WindowStatus;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.WindowRecord;
 
 /**
  * Jobs that run at most once per window across the replicas, on virtual time against the

@@ -16,7 +16,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.StepDown;
 import io.leaderelection.engine.ForLifePodException;
-import io.leaderelection.engine.LeaseRecord;
+import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.kubernetes.MockApiServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

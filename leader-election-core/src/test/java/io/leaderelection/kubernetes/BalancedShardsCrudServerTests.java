@@ -19,7 +19,7 @@ import io.leaderelection.LeaderStatus;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
-import io.leaderelection.engine.MembershipStore;
+import io.leaderelection.store.MembershipStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package io.leaderelection.test;
 
 import java.util.Map;
 
-import io.leaderelection.engine.LeaseStoreFactory;
+import io.leaderelection.store.LeaseStoreFactory;
 import io.leaderelection.memory.InMemoryLeaseStores;
 
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;

@@ -10,7 +10,7 @@ import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.LeaderWork;
-import io.leaderelection.engine.LeaseStoreFactory;
+import io.leaderelection.store.LeaseStoreFactory;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 import io.leaderelection.memory.InMemoryLeaseStores;
 

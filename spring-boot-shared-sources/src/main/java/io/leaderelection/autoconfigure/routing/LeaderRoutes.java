@@ -17,7 +17,7 @@ import io.leaderelection.autoconfigure.InvalidLeaderElectionPropertyException;
 import io.leaderelection.autoconfigure.LeaderElectionLifecycle;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyRegistry;
 import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.engine.LeaseStoreException;
+import io.leaderelection.store.LeaseStoreException;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 import io.leaderelection.kubernetes.LeaderRoute;
 import org.slf4j.Logger;

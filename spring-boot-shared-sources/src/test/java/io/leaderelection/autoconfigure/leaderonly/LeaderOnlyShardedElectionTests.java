@@ -11,7 +11,7 @@ import io.leaderelection.Shard;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.leaderelection.autoconfigure.LeaderElectionTestProperties;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
-import io.leaderelection.engine.LeaseStoreFactory;
+import io.leaderelection.store.LeaseStoreFactory;
 import io.leaderelection.memory.InMemoryLeaseStores;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;

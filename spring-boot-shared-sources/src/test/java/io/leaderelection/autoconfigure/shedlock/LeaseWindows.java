@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
-import io.leaderelection.engine.LeaseRecord;
+import io.leaderelection.store.LeaseRecord;
 
 /**
  * The once-per-window jobs a Lease records, read from the API server as stored: the backing store

@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.store;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -152,7 +152,7 @@ public record LeaseRecord(String holderIdentity, Integer leaseDurationSeconds, I
 	 * Two times the same as a Lease stores them: to the microsecond, as client-go's MicroTime
 	 * writes them, so that a time read back equals the time sent.
 	 */
-	static boolean sameInstant(Instant one, Instant other) {
+	public static boolean sameInstant(Instant one, Instant other) {
 		return (one == null) ? other == null
 				: other != null && one.truncatedTo(ChronoUnit.MICROS).equals(other.truncatedTo(ChronoUnit.MICROS));
 	}

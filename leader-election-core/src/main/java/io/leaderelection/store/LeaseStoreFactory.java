@@ -1,4 +1,6 @@
-package io.leaderelection.engine;
+package io.leaderelection.store;
+
+import io.leaderelection.engine.ElectionSettings;
 
 /** Creates the {@link LeaseStore} of an election. */
 @FunctionalInterface

@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.store;
 
 /** A conditional write lost: someone else created or wrote the Lease first (HTTP 409). */
 public class LeaseConflictException extends LeaseStoreException {

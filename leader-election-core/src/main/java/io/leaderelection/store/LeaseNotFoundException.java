@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.store;
 
 /**
  * The Lease to update no longer exists: HTTP 404, or, from a real API server, the 409 of an update

@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.store;
 
 /**
  * What a follower reads of the Pod that owns a for-life lock.

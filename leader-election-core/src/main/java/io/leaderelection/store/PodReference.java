@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.store;
 
 /**
  * A Pod as an owner reference names it: a name, which a later Pod may take again, and the uid

@@ -63,15 +63,18 @@ import static org.awaitility.Awaitility.await;
  * Timings are lease 4s, renew deadline 2s, retry 500ms: longer than the mock server tests', for
  * the latency of a real API server, still short enough for the whole class to take about a
  * minute.
+ * <p>
+ * The one test class not named {@code *Tests}: users run it by this name, the design's, against
+ * their own cluster.
  */
-@ExtendWith(RealClusterIntegrationTests.RunsWhenKubeconfigIsSet.class)
-class RealClusterIntegrationTests {
+@ExtendWith(RealClusterIntegrationTest.RunsWhenKubeconfigIsSet.class)
+class RealClusterIntegrationTest {
 
 	static final String SKIPPED = "KUBECONFIG is not set, so the real-cluster test is skipped. To run it, point "
 			+ "KUBECONFIG at a cluster where you may create and delete namespaces, e.g. `kind create cluster "
 			+ "--name leader-election-it && kind get kubeconfig --name leader-election-it > /tmp/kind.kubeconfig && "
 			+ "KUBECONFIG=/tmp/kind.kubeconfig ./mvnw -B verify -pl leader-election-spring-boot-autoconfigure -am "
-			+ "-Dtest=RealClusterIntegrationTests -Dsurefire.failIfNoSpecifiedTests=false`";
+			+ "-Dtest=RealClusterIntegrationTest -Dsurefire.failIfNoSpecifiedTests=false`";
 
 	static final String CREATED_BY_LABEL = "app.kubernetes.io/created-by";
 
@@ -163,7 +166,7 @@ class RealClusterIntegrationTests {
 	 * against a cluster that can be reached. A cluster that answers but refuses fails it.
 	 */
 	private static void skip(String why) {
-		System.out.println("SKIPPED RealClusterIntegrationTests: " + why);
+		System.out.println("SKIPPED RealClusterIntegrationTest: " + why);
 		Assumptions.abort(why);
 	}
 

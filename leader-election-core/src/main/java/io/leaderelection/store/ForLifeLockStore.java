@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.store;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.store;
 
 /**
  * A running watch of one Lease, from {@link LeaseStore#watch}.

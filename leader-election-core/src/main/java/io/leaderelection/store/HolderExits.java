@@ -1,9 +1,9 @@
-package io.leaderelection.engine;
+package io.leaderelection.store;
 
 /**
  * Where a follower learns that the process holding a Lease has ended, from a report that
  * proves it (the kubelet's, in its Pod's status), so that it may claim that version at once
- * instead of waiting out its lease duration. Nothing here decides: {@link ExitTakeover} does.
+ * instead of waiting out its lease duration. Nothing here decides: the engine does.
  */
 public interface HolderExits {
 
