@@ -40,7 +40,7 @@ import io.leaderelection.store.MembershipStore;
  * Balancing only decides when an election tries to claim: every claim stays a compare-and-swap on a
  * released or expired Lease, with every rule of {@link Election}, so it can never make two holders.
  */
-final class Balancer {
+final class Balancer implements Spreading {
 
 	private static final Logger logger = LoggerFactory.getLogger(Balancer.class);
 
@@ -149,7 +149,8 @@ final class Balancer {
 	 * to claim it now; from now on the Lease counts as free. Called under the election's lock;
 	 * reads the other elections of the group without theirs.
 	 */
-	synchronized boolean mayClaim(Election election, long now) {
+	@Override
+	public synchronized boolean mayClaim(Election election, long now) {
 		this.freeSince.putIfAbsent(election, now);
 		return mayTry(election, now);
 	}
@@ -159,7 +160,8 @@ final class Balancer {
 	 * free: a Lease missing or expiring is not yet claimable, and the time it has been free counts
 	 * only from when its election found it claimable.
 	 */
-	synchronized boolean wouldLetClaim(Election election, long now) {
+	@Override
+	public synchronized boolean wouldLetClaim(Election election, long now) {
 		return mayTry(election, now);
 	}
 
@@ -194,13 +196,15 @@ final class Balancer {
 	}
 
 	/** The group as this replica sees it now, for an election's status. */
-	synchronized LeaderStatus.Group status() {
+	@Override
+	public synchronized LeaderStatus.Group status() {
 		View view = view(now());
 		return new LeaderStatus.Group(this.group, this.elections.size(), view.live.size(), view.held(this.identity));
 	}
 
 	/** Something changed in one of the group's Leases: look again soon. */
-	void leaseChanged() {
+	@Override
+	public void leaseChanged() {
 		queueEvaluation();
 	}
 

@@ -84,7 +84,7 @@ final class Election {
 	private volatile long lastAttemptNanos = NEVER;
 
 	/** Spreads this election's group over replicas; {@code null} when it is not balanced. */
-	private volatile Balancer balancer;
+	private volatile Spreading balancer;
 
 	// The loop's state below is guarded by this.
 
@@ -125,7 +125,7 @@ final class Election {
 		return this.settings;
 	}
 
-	void balancedBy(Balancer balancer) {
+	void balancedBy(Spreading balancer) {
 		this.balancer = balancer;
 	}
 
@@ -393,7 +393,7 @@ final class Election {
 
 	/** Whether balancing lets this replica claim the free Lease now; always, when it is not balanced. */
 	boolean balancerLetsClaim(long now) {
-		Balancer balancing = this.balancer;
+		Spreading balancing = this.balancer;
 		return balancing == null || balancing.mayClaim(this, now);
 	}
 
@@ -415,7 +415,7 @@ final class Election {
 	}
 
 	void tellBalancer() {
-		Balancer balancing = this.balancer;
+		Spreading balancing = this.balancer;
 		if (balancing != null) {
 			balancing.leaseChanged();
 		}
