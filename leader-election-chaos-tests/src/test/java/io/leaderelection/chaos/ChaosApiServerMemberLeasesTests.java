@@ -12,9 +12,9 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
-import io.leaderelection.store.MembershipStore;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 import io.leaderelection.kubernetes.LeaseLabels;
+import io.leaderelection.store.MembershipStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -18,7 +18,7 @@ public final class GateProbe {
 	 * {@code now}; {@link #CLOSED} when it is not.
 	 */
 	public static long gateClosesAt(ElectionEngine engine, String election, long now) {
-		Leadership leadership = engine.election(election).leadership;
+		Leadership leadership = engine.election(election).loop.leadership;
 		Term held = leadership.term();
 		if (held == null || !held.gateOpen()) {
 			return CLOSED;

@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.Shard;
+import io.leaderelection.store.MembershipStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.leaderelection.store.MembershipStore;
 
 /**
  * Spreads the Leases of one group (the shards of an election, or the application's balanced

@@ -6,12 +6,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.leaderelection.StepDown;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * This replica's claims of the Lease: the write that names it holder, the claim on its way until
@@ -24,7 +24,7 @@ final class Claims {
 	/** Logs as the election does, under the one category users set levels for. */
 	private static final Logger logger = LoggerFactory.getLogger(Election.class);
 
-	private final Election loop;
+	private final ElectionLoop loop;
 
 	private final ElectionMode mode;
 
@@ -44,7 +44,7 @@ final class Claims {
 	/** How many claims in a row were read back too late to lead on, and made again. */
 	private int tooLateInARow;
 
-	Claims(Election loop, ElectionMode mode, LeaseStore store, ElectionSettings settings, String identity) {
+	Claims(ElectionLoop loop, ElectionMode mode, LeaseStore store, ElectionSettings settings, String identity) {
 		this.loop = loop;
 		this.mode = mode;
 		this.store = store;

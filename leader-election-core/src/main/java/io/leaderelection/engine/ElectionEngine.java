@@ -22,9 +22,9 @@ import io.leaderelection.Shard;
 import io.leaderelection.StepDown;
 import io.leaderelection.UnknownElectionException;
 import io.leaderelection.WindowStatus;
+import io.leaderelection.store.LeaseStoreFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.leaderelection.store.LeaseStoreFactory;
 
 /**
  * Runs every election of one application instance on a shared scheduler. Each election has two
@@ -306,7 +306,7 @@ public final class ElectionEngine implements LeaderElector {
 	public CompletableFuture<Optional<WindowedRun>> startInWindow(String election, String key, String job,
 			Duration atLeast, Duration atMost) {
 		Election shard = shardOfKey(election, key);
-		return ((shard != null) ? shard : election(election)).leadership.windows.startInWindow(job, atLeast, atMost);
+		return ((shard != null) ? shard : election(election)).windows().startInWindow(job, atLeast, atMost);
 	}
 
 	/**
@@ -315,7 +315,7 @@ public final class ElectionEngine implements LeaderElector {
 	 * @throws UnknownElectionException if no election or shard of that name is configured
 	 */
 	public Optional<WindowTimes> windowTimes(String election, String job) {
-		return election(election).leadership.windows.times(job);
+		return election(election).windows().times(job);
 	}
 
 	@Override
@@ -323,7 +323,7 @@ public final class ElectionEngine implements LeaderElector {
 		List<Election> sharded = this.shards.get(election);
 		List<Election> elections = (sharded != null) ? sharded : List.of(election(election));
 		List<WindowStatus> windows = new ArrayList<>();
-		elections.forEach((each) -> windows.addAll(each.leadership.windows.statuses()));
+		elections.forEach((each) -> windows.addAll(each.windows().statuses()));
 		return windows;
 	}
 

@@ -2,6 +2,7 @@ package io.leaderelection.engine;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+
 import io.leaderelection.store.LeaseRecord;
 
 /**

@@ -2,9 +2,9 @@ package io.leaderelection.engine;
 
 import java.time.Duration;
 
+import io.leaderelection.store.LeaseStoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.leaderelection.store.LeaseStoreException;
 
 /**
  * One election's failures to reach its Lease: the last one and since when calls have failed,

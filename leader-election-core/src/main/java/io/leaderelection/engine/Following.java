@@ -1,6 +1,7 @@
 package io.leaderelection.engine;
 
 import java.time.Duration;
+
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 
@@ -11,7 +12,7 @@ import io.leaderelection.store.LeaseStore;
  */
 final class Following implements LeaseWatching.Events {
 
-	private final Election loop;
+	private final ElectionLoop loop;
 
 	private final LeaseStore store;
 
@@ -19,7 +20,7 @@ final class Following implements LeaseWatching.Events {
 
 	private final LeaseWatching watching;
 
-	Following(Election loop, LeaseStore store, ElectionScheduler scheduler, long readTimeoutNanos,
+	Following(ElectionLoop loop, LeaseStore store, ElectionScheduler scheduler, long readTimeoutNanos,
 			long retryPeriodNanos) {
 		this.loop = loop;
 		this.store = store;
@@ -59,6 +60,30 @@ final class Following implements LeaseWatching.Events {
 	/** Whether a watch was started and neither ended nor closed. */
 	boolean watchStarted() {
 		return this.watching.started();
+	}
+
+	/** Decides now on what was last seen; a read that was due sooner stays due. */
+	void decideAgain(long now) {
+		Steps steps = this.loop.steps;
+		long dueAt = steps.nextAttemptDueAt();
+		steps.abandonAttempts();
+		this.loop.mode().decide(now);
+		// deciding again must not put off a read that was due sooner
+		long dueNow = steps.nextAttemptDueAt();
+		if (!this.loop.claims.onItsWay() && dueNow != ElectionLoop.NEVER && dueAt != ElectionLoop.NEVER
+				&& dueNow - dueAt > 0) {
+			this.loop.scheduleAttempt(dueAt - now);
+		}
+	}
+
+	/**
+	 * Whether a follower may decide again now on what it last saw, without reading: only on what
+	 * a read or a watch told (a Lease never seen is not yet known to be missing), not while a look
+	 * is on its way, since its answer may show the Lease changed, and only where the mode allows.
+	 */
+	boolean mayDecideAgain(long now) {
+		return follows() && this.loop.mode().mayDecideAgain() && this.loop.observation.anythingSeen()
+				&& !this.loop.steps.lookPending() && this.loop.stayOut.leftAt(now) == 0;
 	}
 
 	void stopWatching() {

@@ -7,8 +7,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.leaderelection.StepDown;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import io.leaderelection.store.ForLifeLockStore;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseNotFoundException;
@@ -16,6 +14,8 @@ import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 import io.leaderelection.store.PodReference;
 import io.leaderelection.store.PodState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The claim rules of leader-for-life (operator-sdk's): the lock is a Lease created owned by this
@@ -37,7 +37,7 @@ final class ForLifeMode implements ElectionMode {
 	/** The gate deadline of a for-life term: none, written so that deadline arithmetic cannot overflow. */
 	private static final long UNBOUNDED = Long.MAX_VALUE / 2;
 
-	private final Election loop;
+	private final ElectionLoop loop;
 
 	private final ElectionSettings settings;
 
@@ -55,7 +55,7 @@ final class ForLifeMode implements ElectionMode {
 	/** Why this follower last set out to take the lock over, logged once per reason. */
 	private String lastTakeOverReason;
 
-	private ForLifeMode(Election loop, ElectionSettings settings, ForLifeLockStore store) {
+	private ForLifeMode(ElectionLoop loop, ElectionSettings settings, ForLifeLockStore store) {
 		this.loop = loop;
 		this.settings = settings;
 		this.store = store;
@@ -68,7 +68,7 @@ final class ForLifeMode implements ElectionMode {
 	 * @throws IllegalArgumentException when the store cannot keep a lock owned by a Pod, or the
 	 * election is to migrate from an older one, which runs on renewed Leases
 	 */
-	static ForLifeMode of(Election loop, ElectionSettings settings, LeaseStore store, MigrationKey migrationKey) {
+	static ForLifeMode of(ElectionLoop loop, ElectionSettings settings, LeaseStore store, MigrationKey migrationKey) {
 		if (!(store instanceof ForLifeLockStore lockStore)) {
 			throw new IllegalArgumentException("Election '" + settings.name() + "' runs for-life, which needs a "
 					+ "lock owned by a Pod; " + store.describe() + " cannot be one (for-life runs on Kubernetes only)");

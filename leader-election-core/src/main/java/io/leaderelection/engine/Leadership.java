@@ -8,11 +8,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 import io.leaderelection.StepDown;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The term held and how it ends: the gate and its deadline, the fencing token, the leader work
@@ -30,7 +30,7 @@ final class Leadership {
 	/** Logs as the election does, under the one category users set levels for. */
 	private static final Logger logger = LoggerFactory.getLogger(Election.class);
 
-	private final Election loop;
+	private final ElectionLoop loop;
 
 	private final ElectionMode mode;
 
@@ -65,7 +65,7 @@ final class Leadership {
 	/** The once-per-window jobs, as observed while following and as written while leading. */
 	final Windows windows;
 
-	Leadership(Election loop, ElectionMode mode, LeaseStore store, LeaderWork work, Executor workLane,
+	Leadership(ElectionLoop loop, ElectionMode mode, LeaseStore store, LeaderWork work, Executor workLane,
 			ElectionListener listener, Executor listenerLane, Duration drainTimeout, StayOut stayOut) {
 		this.loop = loop;
 		this.mode = mode;

@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.StepDown;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The claim rules of an election on a renewed Lease, client-go's: a follower takes the Lease
@@ -31,7 +31,7 @@ final class LeaseMode implements ElectionMode {
 	/** Logs as the election does, under the one category users set levels for. */
 	private static final Logger logger = LoggerFactory.getLogger(Election.class);
 
-	private final Election loop;
+	private final ElectionLoop loop;
 
 	private final ElectionSettings settings;
 
@@ -58,7 +58,7 @@ final class LeaseMode implements ElectionMode {
 
 	private final LeaseRenewals renewals;
 
-	LeaseMode(Election loop, ElectionSettings settings, String identity, LeaseStore store, ClaimGuard guard) {
+	LeaseMode(ElectionLoop loop, ElectionSettings settings, String identity, LeaseStore store, ClaimGuard guard) {
 		this.loop = loop;
 		this.settings = settings;
 		this.identity = identity;
@@ -260,8 +260,8 @@ final class LeaseMode implements ElectionMode {
 			this.loop.lose(RevocationCause.MIGRATION_KEY_LOST);
 			return;
 		}
-		if (this.loop.mayDecideAgain(now) && mayClaim(now)) {
-			this.loop.decideAgain(now);
+		if (this.loop.following.mayDecideAgain(now) && mayClaim(now)) {
+			this.loop.following.decideAgain(now);
 		}
 	}
 

@@ -3,11 +3,11 @@ package io.leaderelection.engine;
 import java.time.Duration;
 import java.util.List;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A lease-mode leader's renewals: a write at the version held every renew period, carrying the
@@ -19,7 +19,7 @@ final class LeaseRenewals {
 	/** Logs as the election does, under the one category users set levels for. */
 	private static final Logger logger = LoggerFactory.getLogger(Election.class);
 
-	private final Election loop;
+	private final ElectionLoop loop;
 
 	private final ElectionSettings settings;
 
@@ -36,7 +36,7 @@ final class LeaseRenewals {
 	/** Whether a renewal, or the read after a renewal's conflict, is on its way. */
 	private boolean renewing;
 
-	LeaseRenewals(Election loop, ElectionSettings settings, String identity, LeaseStore store, ClaimGuard guard,
+	LeaseRenewals(ElectionLoop loop, ElectionSettings settings, String identity, LeaseStore store, ClaimGuard guard,
 			LeaseRules rules) {
 		this.loop = loop;
 		this.settings = settings;

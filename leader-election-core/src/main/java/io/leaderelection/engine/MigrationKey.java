@@ -5,11 +5,11 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
 
+import io.leaderelection.store.LeaderKeyStore;
 import io.leaderelection.store.LeaderKeyStore.LeaderKey;
+import io.leaderelection.store.LeaseConflictException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.leaderelection.store.LeaderKeyStore;
-import io.leaderelection.store.LeaseConflictException;
 
 /**
  * This replica's side of the older protocol during a migration from it: the key its replicas keep

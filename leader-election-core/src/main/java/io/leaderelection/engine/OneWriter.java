@@ -1,8 +1,8 @@
 package io.leaderelection.engine;
 
+import io.leaderelection.store.LeaseRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.leaderelection.store.LeaseRecord;
 
 /**
  * One identity, one writer: tells versions this process wrote from versions another process

@@ -3,6 +3,7 @@ package io.leaderelection.engine;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStoreException;
 

@@ -1,6 +1,7 @@
 package io.leaderelection.engine;
 
 import java.time.Duration;
+
 import io.leaderelection.store.PodReference;
 import io.leaderelection.store.PodState;
 

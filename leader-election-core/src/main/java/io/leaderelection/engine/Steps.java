@@ -9,9 +9,9 @@ import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
+import io.leaderelection.store.LeaseStoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.leaderelection.store.LeaseStoreException;
 
 /**
  * The steps of one election's loop on the shared scheduler: the next attempt, and store calls
@@ -27,7 +27,7 @@ final class Steps {
 	/** The sequence of a continuation that runs whatever the loop did meanwhile. */
 	static final long ALWAYS = -1;
 
-	private final Election election;
+	private final ElectionLoop election;
 
 	private final ElectionScheduler scheduler;
 
@@ -46,14 +46,14 @@ final class Steps {
 	/** When {@link #nextAttempt} is due. */
 	private long nextAttemptAtNanos;
 
-	/** The attempt sequence a look at the Lease on its way was sent in; {@link Election#NEVER} when none is. */
-	private long lookSequence = Election.NEVER;
+	/** The attempt sequence a look at the Lease on its way was sent in; {@link ElectionLoop#NEVER} when none is. */
+	private long lookSequence = ElectionLoop.NEVER;
 
 	/**
 	 * @param scheduler the shared scheduler, telling of steps that run late
 	 * @param attempt the election's attempt, given its sequence
 	 */
-	Steps(Election election, ElectionScheduler scheduler, MonotonicClock clock, String lease, LongConsumer attempt) {
+	Steps(ElectionLoop election, ElectionScheduler scheduler, MonotonicClock clock, String lease, LongConsumer attempt) {
 		this.election = election;
 		this.scheduler = scheduler;
 		this.clock = clock;
@@ -76,7 +76,7 @@ final class Steps {
 	}
 
 	void lookAnswered() {
-		this.lookSequence = Election.NEVER;
+		this.lookSequence = ElectionLoop.NEVER;
 	}
 
 	/** Whether a look sent in the current attempt has not been answered. */
@@ -92,9 +92,9 @@ final class Steps {
 		this.nextAttempt = this.scheduler.schedule(() -> this.attempt.accept(sequence), Math.max(0, delayNanos));
 	}
 
-	/** When the next attempt is due; {@link Election#NEVER} when none is scheduled. */
+	/** When the next attempt is due; {@link ElectionLoop#NEVER} when none is scheduled. */
 	long nextAttemptDueAt() {
-		return (this.nextAttempt != null) ? this.nextAttemptAtNanos : Election.NEVER;
+		return (this.nextAttempt != null) ? this.nextAttemptAtNanos : ElectionLoop.NEVER;
 	}
 
 	/** Whether an attempt is scheduled. */

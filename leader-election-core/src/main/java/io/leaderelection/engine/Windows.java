@@ -33,7 +33,7 @@ final class Windows {
 
 	private static final long MILLI = Duration.ofMillis(1).toNanos();
 
-	private final Election loop;
+	private final ElectionLoop loop;
 
 	private final Leadership leadership;
 
@@ -49,7 +49,7 @@ final class Windows {
 	/** The runs and extensions started but not yet stored by a write of the term. */
 	private final List<Pending> unrecorded = new ArrayList<>();
 
-	Windows(Election loop, Leadership leadership, ElectionMode mode) {
+	Windows(ElectionLoop loop, Leadership leadership, ElectionMode mode) {
 		this.loop = loop;
 		this.leadership = leadership;
 		this.mode = mode;

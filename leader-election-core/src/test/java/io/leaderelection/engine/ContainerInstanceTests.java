@@ -1,10 +1,10 @@
 package io.leaderelection.engine;
 
+import io.leaderelection.store.ContainerInstance;
 import io.leaderelection.store.ContainerInstance.ContainerReport;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.leaderelection.store.ContainerInstance;
 
 /**
  * What a Pod's status proves of a container run: its end at its restartCount, or a later run; and

@@ -12,12 +12,12 @@ import java.util.stream.Stream;
 
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.StepDown;
-import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 import io.leaderelection.store.LeaseWatch;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The election algorithm on virtual time against an in-memory Lease with optimistic locking:

@@ -10,14 +10,14 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
-import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 import io.leaderelection.store.ContainerInstance;
 import io.leaderelection.store.HolderExits;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 import io.leaderelection.store.LeaseWatch;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Takeover on proof that the holder's process ended, in virtual time against an in-memory Lease:

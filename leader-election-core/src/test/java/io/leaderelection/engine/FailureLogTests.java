@@ -7,13 +7,13 @@ import java.util.List;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.leaderelection.store.LeaseStoreException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.leaderelection.store.LeaseStoreException;
 
 /** A failure repeated every retry period is logged once, then summarised a minute, then its end. */
 class FailureLogTests {

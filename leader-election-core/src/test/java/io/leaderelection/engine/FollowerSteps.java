@@ -2,6 +2,7 @@ package io.leaderelection.engine;
 
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+
 import io.leaderelection.store.LeaseRecord;
 
 /**

@@ -1,5 +1,6 @@
 package io.leaderelection.engine;
 
+import io.leaderelection.store.PodReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -7,7 +8,6 @@ import static io.leaderelection.engine.FollowerSteps.ms;
 import static io.leaderelection.engine.FollowerSteps.told;
 import static io.leaderelection.engine.FollowerSteps.version;
 import static org.assertj.core.api.Assertions.assertThat;
-import io.leaderelection.store.PodReference;
 
 /**
  * A for-life follower's rules as a script: what the replica in Pod "pod-me" saw of the lock and its

@@ -2,6 +2,10 @@ package io.leaderelection.engine;
 
 import java.time.Duration;
 
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStoreException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -9,10 +13,6 @@ import static io.leaderelection.engine.FollowerSteps.ms;
 import static io.leaderelection.engine.FollowerSteps.told;
 import static io.leaderelection.engine.FollowerSteps.version;
 import static org.assertj.core.api.Assertions.assertThat;
-import io.leaderelection.store.LeaseConflictException;
-import io.leaderelection.store.LeaseNotFoundException;
-import io.leaderelection.store.LeaseRecord;
-import io.leaderelection.store.LeaseStoreException;
 
 /**
  * Lease mode's rules as scripts: what replica "me" saw or was answered, then the step it takes.

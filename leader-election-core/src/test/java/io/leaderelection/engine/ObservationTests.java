@@ -3,11 +3,11 @@ package io.leaderelection.engine;
 import java.time.Duration;
 import java.time.Instant;
 
+import io.leaderelection.store.LeaseRecord;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.leaderelection.store.LeaseRecord;
 
 /**
  * What a replica observes of its Lease, on its own: versions and since when, absence as an

@@ -8,11 +8,11 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.WindowStatus;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.WindowRecord;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.leaderelection.store.LeaseRecord;
-import io.leaderelection.store.WindowRecord;
 
 /**
  * Jobs that run at most once per window across the replicas, on virtual time against the

@@ -2,11 +2,11 @@ package io.leaderelection.engine;
 
 import java.time.Duration;
 
+import io.leaderelection.store.PodReference;
+import io.leaderelection.store.PodState;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.leaderelection.store.PodReference;
-import io.leaderelection.store.PodState;
 
 /**
  * How a for-life follower judges the Pod owning the lock, on its own monotonic clock (here the

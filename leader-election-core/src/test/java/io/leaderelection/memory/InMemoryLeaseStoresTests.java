@@ -12,11 +12,11 @@ import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
+import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
-import io.leaderelection.engine.RevocationCause;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -20,11 +20,11 @@ import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
+import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.memory.InMemoryLeaseStores;
 import io.leaderelection.store.LeaseStore;
 import io.leaderelection.store.LeaseStoreFactory;
 import io.leaderelection.store.MembershipStore;
-import io.leaderelection.engine.RevocationCause;
-import io.leaderelection.memory.InMemoryLeaseStores;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -2,8 +2,8 @@ package io.leaderelection.test;
 
 import java.util.Map;
 
-import io.leaderelection.store.LeaseStoreFactory;
 import io.leaderelection.memory.InMemoryLeaseStores;
+import io.leaderelection.store.LeaseStoreFactory;
 
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;

@@ -14,10 +14,10 @@ import io.leaderelection.StepDown;
 import io.leaderelection.autoconfigure.LeaderElectionLifecycle;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.memory.InMemoryLeaseStores;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
-import io.leaderelection.memory.InMemoryLeaseStores;
 
 import org.springframework.context.SmartLifecycle;
 

@@ -10,9 +10,9 @@ import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.LeaderWork;
-import io.leaderelection.store.LeaseStoreFactory;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 import io.leaderelection.memory.InMemoryLeaseStores;
+import io.leaderelection.store.LeaseStoreFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -17,9 +17,9 @@ import io.leaderelection.autoconfigure.InvalidLeaderElectionPropertyException;
 import io.leaderelection.autoconfigure.LeaderElectionLifecycle;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyRegistry;
 import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.store.LeaseStoreException;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 import io.leaderelection.kubernetes.LeaderRoute;
+import io.leaderelection.store.LeaseStoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -11,8 +11,8 @@ import io.leaderelection.Shard;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.leaderelection.autoconfigure.LeaderElectionTestProperties;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
-import io.leaderelection.store.LeaseStoreFactory;
 import io.leaderelection.memory.InMemoryLeaseStores;
+import io.leaderelection.store.LeaseStoreFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 

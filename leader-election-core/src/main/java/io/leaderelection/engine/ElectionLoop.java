@@ -1,0 +1,398 @@
+package io.leaderelection.engine;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Executor;
+
+import io.leaderelection.LeaderStatus;
+import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The loop of one {@link Election}: the chain of non-blocking steps on the shared scheduler that
+ * reads, watches and writes the Lease, hands what it learns to the mode's rules and carries out
+ * their steps. Its state is guarded by this object, the election's lock.
+ */
+final class ElectionLoop {
+
+	private static final Logger logger = LoggerFactory.getLogger(Election.class);
+
+	private static final double FOLLOWER_JITTER = 0.2;
+
+	static final long NEVER = Long.MIN_VALUE;
+
+	/** A step that runs this share of a retry period later than it was due shows a pause of the process. */
+	private static final int PAUSE_DIVISOR = 2;
+
+	/** The election this loop runs, as balancing and the engine know it. */
+	final Election election;
+
+	private final ElectionSettings settings;
+
+	private final String identity;
+
+	private final LeaseStore store;
+
+	private final ElectionRuntime runtime;
+
+	private final FailureLog failureLog;
+
+	private final long leaseDurationNanos;
+
+	private final long renewDeadlineNanos;
+
+	private final long retryPeriodNanos;
+
+	final Observation observation;
+
+	final OwnWrites ownWrites;
+
+	final OneWriter oneWriter;
+
+	private final ElectionMode mode;
+
+	final Leadership leadership;
+
+	/** Staying out after giving a term up; guarded by this. */
+	final StayOut stayOut = new StayOut();
+
+	final Following following;
+
+	final Steps steps;
+
+	final Claims claims;
+
+	/** When the loop last began an attempt or acted on a watch event; {@link #NEVER} before. */
+	private volatile long lastAttemptNanos = NEVER;
+
+	/** Spreads this election's group over replicas; {@code null} when it is not balanced. */
+	private volatile Spreading balancer;
+
+	// The loop's state below is guarded by this.
+
+	private boolean running;
+
+	/** Whether the loop may claim the Lease: it was started, not only following; see {@link #follow()}. */
+	private boolean campaigning;
+
+	ElectionLoop(Election election, ElectionSettings settings, String identity, LeaseStore store,
+			MigrationKey migrationKey,
+			ElectionRuntime runtime, ElectionListener listener, Executor listenerLane, LeaderWork work,
+			Executor workLane, Duration drainTimeout) {
+		this.election = election;
+		this.settings = settings;
+		this.identity = identity;
+		this.store = store;
+		this.runtime = runtime;
+		this.failureLog = new FailureLog(settings.name());
+		this.leaseDurationNanos = settings.leaseDuration().toNanos();
+		this.renewDeadlineNanos = settings.renewDeadline().toNanos();
+		this.retryPeriodNanos = settings.retryPeriod().toNanos();
+		ElectionScheduler scheduler = new PauseSensingScheduler(runtime.scheduler(), runtime.monotonicClock(),
+				this.retryPeriodNanos / PAUSE_DIVISOR, this::paused);
+		this.steps = new Steps(this, scheduler, runtime.monotonicClock(), store.describe(), this::attempt);
+		long longestFollowerDelay = (long) (this.retryPeriodNanos * (1 + FOLLOWER_JITTER));
+		this.observation = new Observation(settings.leaseDuration(),
+				Duration.ofNanos(longestFollowerDelay + this.renewDeadlineNanos));
+		this.ownWrites = new OwnWrites(identity);
+		this.oneWriter = new OneWriter(identity, settings.name(), store.describe());
+		this.mode = (settings.forLife() != null) ? ForLifeMode.of(this, settings, store, migrationKey)
+				: new LeaseMode(this, settings, identity, store, (migrationKey != null) ? migrationKey : ClaimGuard.NONE);
+		this.leadership = new Leadership(this, this.mode, store, work, workLane, listener, listenerLane, drainTimeout,
+				this.stayOut);
+		this.following = new Following(this, store, scheduler, this.renewDeadlineNanos, this.retryPeriodNanos);
+		this.claims = new Claims(this, this.mode, store, settings, identity);
+	}
+
+	void balancedBy(Spreading balancer) {
+		this.balancer = balancer;
+	}
+
+	ElectionSettings settings() {
+		return this.settings;
+	}
+
+
+
+
+	LeaderStatus status() {
+		Term held = this.leadership.term();
+		boolean leader = this.leadership.isLeader(now());
+		LeaseRecord seen = this.observation.lastSeen();
+		String problem = this.mode.problem();
+		return new LeaderStatus(this.settings.name(), this.settings.namespace(), this.settings.leaseName(), leader,
+				(seen != null && seen.hasHolder()) ? seen.holderIdentity() : null,
+				(seen != null) ? seen.acquireTime() : null, (seen != null) ? seen.renewTime() : null,
+				(seen != null) ? seen.leaseTransitions() : null, leader ? held.fencingToken() : null,
+				leader ? held.fencingTokenSource() : null, (problem != null) ? problem : this.failureLog.lastError(),
+				this.settings.mode(), this.mode.lockOwner(seen), this.settings.shard(),
+				(this.balancer != null) ? this.balancer.status() : null);
+	}
+
+	ElectionHealth health() {
+		long now = now();
+		long lastAttempt = this.lastAttemptNanos;
+		return new ElectionHealth(this.settings.name(), Duration.ofNanos(this.leadership.pastDeadline(now)),
+				this.failureLog.failingFor(now), this.failureLog.lastError(),
+				(lastAttempt != NEVER) ? Duration.ofNanos(now - lastAttempt) : null, this.settings.leaseDuration(),
+				this.settings.retryPeriod(), this.oneWriter.conflict(), this.leadership.gatedWorkFailure(),
+				this.leadership.lastStepDown());
+	}
+
+
+
+
+
+
+
+
+
+
+
+
+	/** What the mode follows besides the Lease changed (the key of an older election). */
+	synchronized void followedChanged() {
+		this.mode.followedChanged(now());
+	}
+
+	// ---- the attempt loop
+
+	private void attempt(long sequence) {
+		synchronized (this) {
+			if (sequence != this.steps.attemptSequence() || !runningOrHolding()) {
+				return;
+			}
+			long now = now();
+			this.lastAttemptNanos = now;
+			if (this.leadership.term() != null) {
+				this.mode.lead(now, sequence);
+			}
+			else if (this.mode.decidesOnWatchAlone() && this.observation.watched() && this.observation.current()) {
+				this.mode.decide(now);
+			}
+			else {
+				this.following.read();
+			}
+		}
+	}
+
+	/**
+	 * The Lease is free, and another member of its group is to claim it: read again after a
+	 * retry period unless a watch tells of changes; the balancer wakes this election when its
+	 * turn comes.
+	 */
+	void waitForTurn() {
+		waitFor(Math.min(pollDelay(), this.leaseDurationNanos));
+	}
+
+	/** The Lease was read (or sent) and nothing can be claimed yet: the attempt succeeded. */
+	void waitFor(long delayNanos) {
+		succeeded();
+		scheduleAttempt(delayNanos);
+	}
+
+	/** Whether balancing lets this replica claim the free Lease now; always, when it is not balanced. */
+	boolean balancerLetsClaim(long now) {
+		Spreading balancing = this.balancer;
+		return balancing == null || balancing.mayClaim(this.election, now);
+	}
+
+	/** What the mode decides on; for the follower's reads and watch. */
+	ElectionMode mode() {
+		return this.mode;
+	}
+
+	/** The loop acted at the given moment: an attempt began, or a watch event was acted on. */
+	void acted(long now) {
+		this.lastAttemptNanos = now;
+	}
+
+	/** A read succeeded: a streak of failed reads ends; failed writes go on failing until one succeeds. */
+	void readSucceeded() {
+		if (this.failureLog.lastFailed("get")) {
+			succeeded();
+		}
+	}
+
+	/** Whether balancing would let this replica claim its free Lease now, without counting it free. */
+	boolean balancerWouldLetClaim(long now) {
+		Spreading balancing = this.balancer;
+		return balancing != null && balancing.wouldLetClaim(this.election, now);
+	}
+
+	void tellBalancer() {
+		Spreading balancing = this.balancer;
+		if (balancing != null) {
+			balancing.leaseChanged();
+		}
+	}
+
+	/** How long a follower waits before reading again when nothing else wakes it. */
+	long pollDelay() {
+		return this.observation.watched() ? Long.MAX_VALUE : followerDelay();
+	}
+
+	/** A term was granted: a follower's watch ends unless the mode watches while leading. */
+	void granted(Term won) {
+		if (!this.mode.watchesWhileLeading()) {
+			this.following.stopWatching();
+		}
+		logger.info("{} became leader of election '{}' ({}), fencing token {} ({})", this.identity,
+				this.settings.name(), this.store.describe(), won.fencingToken(), won.fencingTokenSource());
+		tellBalancer();
+	}
+
+	// ---- losing and finishing a term
+
+	/**
+	 * Leadership was lost: gate closed (if still open), term dropped, campaign again at once or
+	 * after a follower's delay ({@link ElectionRules#looksAgainAtOnceAfter}).
+	 */
+	void lose(RevocationCause cause) {
+		// drawn first, as the simulation's seeds replay the draws in this order
+		long retryDelay = ElectionRules.looksAgainAtOnceAfter(cause) ? 0 : followerDelay();
+		if (this.leadership.holdsOpenTerm()) {
+			logger.warn("{} lost leadership of election '{}' ({}): {}", this.identity, this.settings.name(),
+					this.store.describe(), cause);
+			this.leadership.closeGate(cause, now());
+		}
+		else {
+			logger.warn("{} lost {} of election '{}' before releasing it: {}", this.identity, this.store.describe(),
+					this.settings.name(), cause);
+		}
+		this.leadership.drop();
+		if (this.running) {
+			scheduleAttempt(retryDelay);
+		}
+	}
+
+	/**
+	 * Loses the term on a version seen while leading, as {@link ElectionRules#lostWhileLeading}
+	 * judged it.
+	 */
+	void lostWhileLeading(RevocationCause cause, LeaseRecord seen) {
+		if (cause == RevocationCause.IDENTITY_CONFLICT) {
+			this.oneWriter.conflictSeen(seen);
+		}
+		lose(cause);
+	}
+
+	/**
+	 * No term is held any more: renewals stop, and, once stopped, every watch. Told by the
+	 * leadership, which has let go of the term.
+	 */
+	void termDropped() {
+		this.ownWrites.termEnded();
+		tellBalancer();
+		this.steps.abandonAttempts();
+		if (!this.running) {
+			this.following.stopWatching();
+		}
+	}
+
+	/** A release of our own accord is over, written or not: campaign again, unless a term or claim is on. */
+	void releaseEnded() {
+		if (this.running && this.leadership.term() == null && !this.claims.onItsWay()) {
+			scheduleAttempt(followerDelay());
+		}
+	}
+
+
+	// ---- steps
+
+	void scheduleAttempt(long delayNanos) {
+		this.steps.scheduleAttempt(delayNanos);
+	}
+
+	/** A continuation threw: counted as a failure, and the loop tries again after a retry period. */
+	void stepFailed(RuntimeException ex) {
+		failed(ex);
+		if (runningOrHolding()) {
+			scheduleAttempt(this.retryPeriodNanos);
+		}
+	}
+
+	/** Whether the loop campaigns or still holds a term: only then do its continuations go on. */
+	boolean runningOrHolding() {
+		return this.running || this.leadership.term() != null;
+	}
+
+	/** A step ran late: the process paused, and what it observed before has a gap. */
+	private synchronized void paused(long lateNanos) {
+		logger.debug("Election '{}' ran a step {} ms late: what it observed before has a gap", this.settings.name(),
+				Duration.ofNanos(lateNanos).toMillis());
+		this.observation.gap();
+	}
+
+	// ---- what was observed
+
+	/** What a follower has seen at the given moment, for its mode's rules to decide on. */
+	Sight sight(long now) {
+		LeaseRecord seen = this.observation.lastSeen();
+		return new Sight(seen, this.stayOut.leftAt(now),
+				this.oneWriter.conflict() != null, this.observation.releasedFor(this.identity),
+				(seen != null) ? this.observation.untilExpiry(now) : 0);
+	}
+
+	/** Takes note of a version read, written or told, unless a newer one was seen already. */
+	void observe(LeaseRecord record, long at) {
+		if (this.observation.observe(record, at)) {
+			this.oneWriter.notice(record, this.ownWrites);
+			this.stayOut.noticeTakeover(record, this.identity);
+			if (this.leadership.term() == null) {
+				// counted from when the version was first seen, however often it is read again
+				this.leadership.windows.observed(record.windows(), this.observation.observedAtNanos());
+			}
+		}
+	}
+
+	/** Takes note that the Lease is missing, however that was learned. */
+	void observeAbsent(long at) {
+		this.observation.observeAbsent(at);
+		this.oneWriter.leaseMissing();
+	}
+
+	long followerDelay() {
+		return this.retryPeriodNanos + (long) (this.retryPeriodNanos * FOLLOWER_JITTER * this.runtime.random().nextDouble());
+	}
+
+	void succeeded() {
+		this.failureLog.succeeded(now());
+	}
+
+	/** A call failed: it ends any unbroken observation, and counts in the election's health. */
+	void failed(Throwable failure) {
+		this.observation.gap();
+		this.failureLog.failed(failure, now());
+	}
+
+	/** Whether the loop runs (follows or campaigns), and whether it campaigns. */
+	void runAs(boolean running, boolean campaigning) {
+		this.running = running;
+		this.campaigning = campaigning;
+	}
+
+	boolean running() {
+		return this.running;
+	}
+
+	/** Whether the loop may claim the Lease; a loop that only follows it may not. */
+	boolean campaigning() {
+		return this.campaigning;
+	}
+
+	String identity() {
+		return this.identity;
+	}
+
+	Instant wallNow() {
+		return this.runtime.wallClock().instant();
+	}
+
+	long now() {
+		return this.runtime.monotonicClock().nanoTime();
+	}
+
+}
