@@ -198,7 +198,7 @@ final class SimulatedProcess implements MonotonicClock, ElectionScheduler, Elect
 	}
 
 	/**
-	 * Enters the gate as {@code LeaderOnlyInterceptor} does: registers the call, reads the gate,
+	 * Enters the gate as {@code LeaderOnlyGatedCalls} does: registers the call, reads the gate,
 	 * and runs it as a call that returned a future. Most calls are cooperative: steps each
 	 * shorter than the lease duration less the renew deadline, each started only while the gate
 	 * is open. Some are opaque: one step up to the drain timeout, which no gate stops.

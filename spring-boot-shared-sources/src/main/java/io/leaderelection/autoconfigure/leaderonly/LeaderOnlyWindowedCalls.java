@@ -11,7 +11,6 @@ import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
 import io.leaderelection.autoconfigure.window.HeldRun;
 import io.leaderelection.autoconfigure.window.WindowedStarts;
 import org.aopalliance.intercept.MethodInvocation;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
