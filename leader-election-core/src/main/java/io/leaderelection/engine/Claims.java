@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.leaderelection.StepDown;
+import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;

@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.concurrent.Executor;
 
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.engine.rules.ElectionRules;
+import io.leaderelection.engine.rules.Sight;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 import org.slf4j.Logger;

@@ -7,6 +7,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.leaderelection.StepDown;
+import io.leaderelection.engine.rules.ElectionRules;
+import io.leaderelection.engine.rules.FollowerStep;
+import io.leaderelection.engine.rules.ForLifeRules;
+import io.leaderelection.engine.rules.Sight;
 import io.leaderelection.store.ForLifeLockStore;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseNotFoundException;

@@ -4,6 +4,10 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.StepDown;
+import io.leaderelection.engine.rules.ElectionRules;
+import io.leaderelection.engine.rules.FollowerStep;
+import io.leaderelection.engine.rules.LeaseRules;
+import io.leaderelection.engine.rules.Sight;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
@@ -103,8 +107,9 @@ final class LeaseMode implements ElectionMode {
 		boolean judged = seen != null && !sight.stayingOut() && !sight.writerConflict();
 		// a loop that only follows leads on nothing, not even a claim of an earlier campaign
 		OwnWrites.Sent ownClaim = (judged && this.loop.campaigning()) ? this.loop.ownWrites.sinceLastTerm(seen) : null;
+		Long ownClaimSentAt = (ownClaim != null) ? ownClaim.sentAtNanos() : null;
 		String holderExited = judged ? this.exitTakeover.holderEnded(seen, this.identity) : null;
-		carryOut(this.rules.follow(sight, now, ownClaim, this.loop.claims.claimedAgainTooLate(), holderExited), now);
+		carryOut(this.rules.follow(sight, now, ownClaimSentAt, this.loop.claims.claimedAgainTooLate(), holderExited), now);
 	}
 
 	private void carryOut(FollowerStep step, long now) {

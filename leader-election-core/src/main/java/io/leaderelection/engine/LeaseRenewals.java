@@ -3,6 +3,9 @@ package io.leaderelection.engine;
 import java.time.Duration;
 import java.util.List;
 
+import io.leaderelection.engine.rules.ElectionRules;
+import io.leaderelection.engine.rules.LeaderStep;
+import io.leaderelection.engine.rules.LeaseRules;
 import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
@@ -47,7 +50,10 @@ final class LeaseRenewals {
 		this.retryPeriodNanos = settings.retryPeriod().toNanos();
 	}
 
-	/** A once-per-window run waits to be stored: at once, unless a renewal is on its way, whose answer renews again at once. */
+	/**
+	 * A once-per-window run waits to be stored: writes at once, unless a renewal is on its way,
+	 * whose answer writes again at once.
+	 */
 	void writeSoon() {
 		if (!this.renewing) {
 			this.loop.scheduleAttempt(0);

@@ -464,6 +464,20 @@ class ElectionEngineTests {
 	}
 
 	@Test
+	void aLeaseCreatedAgainWithOurOwnFieldsAfterARenewalsConflictEndsTheTermAsDeleted() {
+		Replica a = leader("a");
+		this.leases.beforeNextWrite(() -> {
+			LeaseRecord ours = this.leases.stored();
+			this.leases.delete();
+			this.leases.edit((missing) -> ours);
+		});
+		this.time.advance(RETRY_PERIOD);
+		assertThat(a.engine.isLeader()).isFalse();
+		assertThat(a.events).last().isEqualTo("revoked LEASE_DELETED");
+		assertThat(this.leases.requests()).containsSubsequence("a update", "a get");
+	}
+
+	@Test
 	void rejoinsAfterLosingToAnOutage() {
 		Replica a = leader("a");
 		a.connection.failRequests();

@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.PodReference;
@@ -8,7 +8,7 @@ import io.leaderelection.store.PodReference;
  * carries out on the store and the scheduler. The rules that decide it ({@link LeaseRules},
  * {@link ForLifeRules}) send nothing, read no clock and hold no state.
  */
-sealed interface FollowerStep {
+public sealed interface FollowerStep {
 
 	/**
 	 * Looks again after this long at most: sooner when a read is due (a follower polls every
@@ -47,7 +47,7 @@ sealed interface FollowerStep {
 	record Claim(LeaseRecord seen, int transitions, Reason reason, String detail) implements FollowerStep {
 
 		/** Why a follower claims. */
-		enum Reason {
+		public enum Reason {
 
 			/** The holder released the Lease. */
 			RELEASED,

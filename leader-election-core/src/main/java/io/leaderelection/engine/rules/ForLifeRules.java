@@ -1,10 +1,10 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
-import io.leaderelection.engine.FollowerStep.CheckOwner;
-import io.leaderelection.engine.FollowerStep.Claim;
-import io.leaderelection.engine.FollowerStep.Claim.Reason;
-import io.leaderelection.engine.FollowerStep.ReplaceLock;
-import io.leaderelection.engine.FollowerStep.Wait;
+import io.leaderelection.engine.rules.FollowerStep.CheckOwner;
+import io.leaderelection.engine.rules.FollowerStep.Claim;
+import io.leaderelection.engine.rules.FollowerStep.Claim.Reason;
+import io.leaderelection.engine.rules.FollowerStep.ReplaceLock;
+import io.leaderelection.engine.rules.FollowerStep.Wait;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.PodReference;
 
@@ -14,9 +14,10 @@ import io.leaderelection.store.PodReference;
  * another Pod is replaced once that Pod is gone, and so is a lock deleted without a release, by a
  * hand or a tool, while its Pod lived; a missing lock never seen held is created, at once unless a
  * gap came while it was missing; a Lease that is no lock at all (left by the lease mode, or
- * written by hand) is replaced once released or expired. {@link ForLifeMode} carries the step out.
+ * written by hand) is replaced once released or expired. The engine's for-life mode carries the
+ * step out.
  */
-final class ForLifeRules {
+public final class ForLifeRules {
 
 	private ForLifeRules() {
 	}
@@ -25,7 +26,7 @@ final class ForLifeRules {
 	 * The follower's next step.
 	 * @param lock what the lock's owner references say, and since when the lock is missing
 	 */
-	static FollowerStep follow(Sight sight, LockSight lock) {
+	public static FollowerStep follow(Sight sight, LockSight lock) {
 		Wait stayingOut = ElectionRules.stayOut(sight);
 		if (stayingOut != null) {
 			return stayingOut;
@@ -69,7 +70,7 @@ final class ForLifeRules {
 	 * it was seen missing without a gap, else until a lease duration of unbroken absence has passed
 	 * @param nextTransitions the leaseTransitions of a lock created now
 	 */
-	record LockSight(PodReference ownPod, PodReference owner, LeaseRecord heldBeforeMissing, PodReference lastOwner,
+	public record LockSight(PodReference ownPod, PodReference owner, LeaseRecord heldBeforeMissing, PodReference lastOwner,
 			long untilMissingLongEnoughNanos, int nextTransitions) {
 	}
 

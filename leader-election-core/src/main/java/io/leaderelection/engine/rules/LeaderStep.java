@@ -1,10 +1,12 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
+
+import io.leaderelection.engine.RevocationCause;
 
 /**
  * What a lease-mode leader does after an answer to its renewal, as {@link LeaseRules} decide it:
- * a value, which {@link LeaseMode} carries out.
+ * a value, which the engine's lease mode carries out.
  */
-sealed interface LeaderStep {
+public sealed interface LeaderStep {
 
 	/** Writes the Lease again after this long. */
 	record WriteAgainIn(long delayNanos) implements LeaderStep {

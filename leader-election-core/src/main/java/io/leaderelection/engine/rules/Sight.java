@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
 import io.leaderelection.store.LeaseRecord;
 
@@ -15,11 +15,11 @@ import io.leaderelection.store.LeaseRecord;
  * @param untilExpiryNanos how long until the version seen has been unchanged for its expiry; 0
  * or less when it has, and while the Lease is missing
  */
-record Sight(LeaseRecord seen, long stayOutLeftNanos, boolean writerConflict,
+public record Sight(LeaseRecord seen, long stayOutLeftNanos, boolean writerConflict,
 		boolean releasedForUs, long untilExpiryNanos) {
 
 	/** Whether this replica stays out of the election for now. */
-	boolean stayingOut() {
+	public boolean stayingOut() {
 		return this.stayOutLeftNanos > 0;
 	}
 

@@ -1,7 +1,8 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
 import java.time.Duration;
 
+import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
@@ -9,9 +10,9 @@ import io.leaderelection.store.LeaseStoreException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import static io.leaderelection.engine.FollowerSteps.ms;
-import static io.leaderelection.engine.FollowerSteps.told;
-import static io.leaderelection.engine.FollowerSteps.version;
+import static io.leaderelection.engine.rules.FollowerSteps.ms;
+import static io.leaderelection.engine.rules.FollowerSteps.told;
+import static io.leaderelection.engine.rules.FollowerSteps.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -53,9 +54,8 @@ class LeaseRulesTests {
 			boolean releasedForUs, long untilExpiryMillis, Long ownClaimSentAtMillis, boolean claimedAgainTooLate,
 			String holderExited, String step) {
 		Sight sight = new Sight(version(seen), ms(stayOutMillis), writerConflict, releasedForUs, ms(untilExpiryMillis));
-		OwnWrites.Sent ownClaim = (ownClaimSentAtMillis != null)
-				? new OwnWrites.Sent(FollowerSteps.RENEWED, ms(ownClaimSentAtMillis), 0) : null;
-		assertThat(told(this.rules.follow(sight, NOW, ownClaim, claimedAgainTooLate, holderExited))).isEqualTo(step);
+		Long ownClaimSentAt = (ownClaimSentAtMillis != null) ? ms(ownClaimSentAtMillis) : null;
+		assertThat(told(this.rules.follow(sight, NOW, ownClaimSentAt, claimedAgainTooLate, holderExited))).isEqualTo(step);
 	}
 
 	@ParameterizedTest(name = "{0}")

@@ -1,12 +1,13 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
-import io.leaderelection.engine.FollowerStep.Claim;
-import io.leaderelection.engine.FollowerStep.Claim.Reason;
-import io.leaderelection.engine.FollowerStep.ClaimIfLet;
-import io.leaderelection.engine.FollowerStep.CreateWithoutHolder;
-import io.leaderelection.engine.FollowerStep.LeadOn;
-import io.leaderelection.engine.FollowerStep.Wait;
-import io.leaderelection.engine.FollowerStep.WaitForTurn;
+import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.engine.rules.FollowerStep.Claim;
+import io.leaderelection.engine.rules.FollowerStep.Claim.Reason;
+import io.leaderelection.engine.rules.FollowerStep.ClaimIfLet;
+import io.leaderelection.engine.rules.FollowerStep.CreateWithoutHolder;
+import io.leaderelection.engine.rules.FollowerStep.LeadOn;
+import io.leaderelection.engine.rules.FollowerStep.Wait;
+import io.leaderelection.engine.rules.FollowerStep.WaitForTurn;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
@@ -14,10 +15,10 @@ import io.leaderelection.store.LeaseRecord;
 /**
  * A lease-mode follower's rules, client-go's, as a function of what it saw: it claims the Lease
  * when it is free, written by this process, or unchanged for its expiry; creates it without
- * holder when it is missing; otherwise waits for that moment. {@link LeaseMode} carries the step
- * out.
+ * holder when it is missing; otherwise waits for that moment. The engine's lease mode carries
+ * the step out.
  */
-final class LeaseRules {
+public final class LeaseRules {
 
 	private final long renewDeadlineNanos;
 
@@ -25,7 +26,7 @@ final class LeaseRules {
 
 	private final long renewPeriodNanos;
 
-	LeaseRules(long renewDeadlineNanos, long retryPeriodNanos, long renewPeriodNanos) {
+	public LeaseRules(long renewDeadlineNanos, long retryPeriodNanos, long renewPeriodNanos) {
 		this.renewDeadlineNanos = renewDeadlineNanos;
 		this.retryPeriodNanos = retryPeriodNanos;
 		this.renewPeriodNanos = renewPeriodNanos;
@@ -34,14 +35,15 @@ final class LeaseRules {
 	/**
 	 * The follower's next step. Between a read and the decision nothing is sent; a claim is an
 	 * update at the version seen, so a change meanwhile makes it fail.
-	 * @param ownClaim our write since the last term that stored the version seen (a claim whose
-	 * answer was lost or came late); {@code null} when none, or when the election only follows
+	 * @param ownClaimSentAtNanos when our write that stored the version seen was sent, if it was
+	 * sent since the last term (a claim whose answer was lost or came late); {@code null} when
+	 * none, or when the election only follows
 	 * @param claimedAgainTooLate whether the last claim made again, because the one before it was
 	 * read back too late, was itself read back too late
 	 * @param holderExited why the holder's process has ended, as the kubelet reported; {@code null}
 	 * when nothing proves it
 	 */
-	FollowerStep follow(Sight sight, long now, OwnWrites.Sent ownClaim, boolean claimedAgainTooLate,
+	public FollowerStep follow(Sight sight, long now, Long ownClaimSentAtNanos, boolean claimedAgainTooLate,
 			String holderExited) {
 		Wait stayingOut = ElectionRules.stayOut(sight);
 		if (stayingOut != null) {
@@ -52,10 +54,10 @@ final class LeaseRules {
 			return new CreateWithoutHolder();
 		}
 		if (!sight.writerConflict()) {
-			if (ownClaim != null && now - (ownClaim.sentAtNanos() + this.renewDeadlineNanos) < 0) {
-				return new LeadOn(seen, ownClaim.sentAtNanos());
+			if (ownClaimSentAtNanos != null && now - (ownClaimSentAtNanos + this.renewDeadlineNanos) < 0) {
+				return new LeadOn(seen, ownClaimSentAtNanos);
 			}
-			if (ownClaim != null && !claimedAgainTooLate) {
+			if (ownClaimSentAtNanos != null && !claimedAgainTooLate) {
 				return new Claim(seen, seen.transitions() + 1, Reason.READ_BACK_TOO_LATE, null);
 			}
 			if (sight.releasedForUs()) {
@@ -78,7 +80,7 @@ final class LeaseRules {
 	 * When a leader whose renewal sent at {@code sentAt} was stored writes again: a renew period
 	 * after it was sent, or at once when once-per-window runs started meanwhile wait to be stored.
 	 */
-	LeaderStep.WriteAgainIn renewed(long sentAt, long now, boolean runsUnrecorded) {
+	public LeaderStep.WriteAgainIn renewed(long sentAt, long now, boolean runsUnrecorded) {
 		return new LeaderStep.WriteAgainIn(runsUnrecorded ? 0 : sentAt + this.renewPeriodNanos - now);
 	}
 
@@ -87,7 +89,7 @@ final class LeaseRules {
 	 * guards is no longer its own, or the Lease names another preferred holder than at the grant
 	 * (an administrator's ask to hand over); {@code null} when it leads on.
 	 */
-	static RevocationCause endsAfterRenewal(boolean guardHeld, LeaseRecord stored, String identity,
+	public static RevocationCause endsAfterRenewal(boolean guardHeld, LeaseRecord stored, String identity,
 			String preferredHolderAtGrant) {
 		if (!guardHeld) {
 			return RevocationCause.MIGRATION_KEY_LOST;
@@ -105,7 +107,7 @@ final class LeaseRules {
 	 * period.
 	 * @param afterConflict whether the request failed was made after a conflict already
 	 */
-	LeaderStep renewalFailed(Throwable failure, boolean afterConflict, long untilGateClosesNanos) {
+	public LeaderStep renewalFailed(Throwable failure, boolean afterConflict, long untilGateClosesNanos) {
 		if (failure instanceof LeaseNotFoundException) {
 			return new LeaderStep.Lose(RevocationCause.LEASE_DELETED);
 		}
@@ -115,7 +117,8 @@ final class LeaseRules {
 		if (untilGateClosesNanos <= 0) {
 			return new LeaderStep.Lose(RevocationCause.RENEW_DEADLINE_PASSED);
 		}
-		return new LeaderStep.WriteAgainIn(ElectionRules.noAnswer(failure) ? 0 : Math.min(this.retryPeriodNanos, untilGateClosesNanos));
+		return new LeaderStep.WriteAgainIn(
+				ElectionRules.noAnswer(failure) ? 0 : Math.min(this.retryPeriodNanos, untilGateClosesNanos));
 	}
 
 }

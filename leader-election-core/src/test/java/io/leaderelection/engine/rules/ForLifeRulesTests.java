@@ -1,12 +1,12 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
 import io.leaderelection.store.PodReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import static io.leaderelection.engine.FollowerSteps.ms;
-import static io.leaderelection.engine.FollowerSteps.told;
-import static io.leaderelection.engine.FollowerSteps.version;
+import static io.leaderelection.engine.rules.FollowerSteps.ms;
+import static io.leaderelection.engine.rules.FollowerSteps.told;
+import static io.leaderelection.engine.rules.FollowerSteps.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

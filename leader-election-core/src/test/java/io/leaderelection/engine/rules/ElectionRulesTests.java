@@ -1,10 +1,11 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
+import io.leaderelection.engine.RevocationCause;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import static io.leaderelection.engine.FollowerSteps.ms;
-import static io.leaderelection.engine.FollowerSteps.version;
+import static io.leaderelection.engine.rules.FollowerSteps.ms;
+import static io.leaderelection.engine.rules.FollowerSteps.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The rules every mode keeps, as scripts: a version seen by leader "me", and a request's time. */

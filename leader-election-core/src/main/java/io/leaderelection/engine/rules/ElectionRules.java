@@ -1,5 +1,6 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
+import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStoreException;
 
@@ -8,7 +9,7 @@ import io.leaderelection.store.LeaseStoreException;
  * what a version seen while leading means for the term; how long a leader's request may take.
  * Functions of their arguments only.
  */
-final class ElectionRules {
+public final class ElectionRules {
 
 	/** A leader's request gets at least this share of a retry period, or is not sent. */
 	private static final int SHORTEST_REQUEST_DIVISOR = 16;
@@ -17,7 +18,7 @@ final class ElectionRules {
 	}
 
 	/** Whether the failure is a call that got no answer: it may have been carried out. */
-	static boolean noAnswer(Throwable failure) {
+	public static boolean noAnswer(Throwable failure) {
 		return failure instanceof LeaseStoreException storeFailure && storeFailure.isNoAnswer();
 	}
 
@@ -26,7 +27,7 @@ final class ElectionRules {
 	 * create it again, and after its gate's deadline, to learn what became of its Lease; after a
 	 * take, a conflict or a lost guard, as a follower does.
 	 */
-	static boolean looksAgainAtOnceAfter(RevocationCause lost) {
+	public static boolean looksAgainAtOnceAfter(RevocationCause lost) {
 		return lost == RevocationCause.LEASE_DELETED || lost == RevocationCause.RENEW_DEADLINE_PASSED;
 	}
 
@@ -34,7 +35,7 @@ final class ElectionRules {
 	 * What a follower staying out does: waits until staying out ends; {@code null} when it does
 	 * not stay out, and its mode's rules decide.
 	 */
-	static FollowerStep.Wait stayOut(Sight sight) {
+	public static FollowerStep.Wait stayOut(Sight sight) {
 		return sight.stayingOut() ? new FollowerStep.Wait(sight.stayOutLeftNanos()) : null;
 	}
 
@@ -47,7 +48,7 @@ final class ElectionRules {
 	 * @param acquired the version that began the term
 	 * @param writtenByUs whether one of this process's writes stored {@code seen}
 	 */
-	static RevocationCause lostWhileLeading(LeaseRecord seen, LeaseRecord acquired, boolean writtenByUs,
+	public static RevocationCause lostWhileLeading(LeaseRecord seen, LeaseRecord acquired, boolean writtenByUs,
 			String identity) {
 		if (seen == null || seen.isOtherObjectThan(acquired)) {
 			return RevocationCause.LEASE_DELETED;
@@ -64,7 +65,7 @@ final class ElectionRules {
 	 * that hangs leaves time for another one and a slow one still gets most of the time; 0 when
 	 * that is too short to be of use, and nothing is to be sent.
 	 */
-	static long requestTimeout(long untilGateClosesNanos, long retryPeriodNanos) {
+	public static long requestTimeout(long untilGateClosesNanos, long retryPeriodNanos) {
 		long timeout = Math.max(untilGateClosesNanos - retryPeriodNanos, untilGateClosesNanos / 2);
 		return (timeout >= retryPeriodNanos / SHORTEST_REQUEST_DIVISOR) ? timeout : 0;
 	}
