@@ -113,17 +113,17 @@ final class Claims {
 	private void claimed(Claim sent, long sentAt, LeaseRecord stored, Throwable failure) {
 		this.onItsWay = null;
 		if (failure != null) {
+			boolean createdWhileSeenMissing = sent.created && this.loop.observation.lastSeen() == null;
 			if (failure instanceof LeaseNotFoundException) {
 				this.loop.succeeded();
 				this.loop.observeAbsent(this.loop.now());
 			}
 			else if (failure instanceof LeaseConflictException) {
 				this.loop.succeeded();
-				if (sent.created && this.loop.observation.lastSeen() == null) {
+				if (createdWhileSeenMissing) {
 					// A create refused because the Lease exists: it was there when refused, so it has not
-					// been missing since, whatever this replica last saw; read it at once.
+					// been missing since, whatever this replica last saw.
 					this.loop.observation.existedUnseen();
-					sent.readAtOnce = true;
 				}
 			}
 			else {
@@ -133,10 +133,8 @@ final class Claims {
 				this.loop.leadership.ended(sent.giveBack, StepDown.Release.NOT_LEADER, null);
 			}
 			if (this.loop.running()) {
-				// A claim that got no answer may have been written: read at once, to lead on it.
-				boolean readAtOnce = ElectionRules.noAnswer(failure) || sent.readAtOnce
-						|| failure instanceof LeaseNotFoundException;
-				this.loop.scheduleAttempt(readAtOnce ? 0 : this.loop.followerDelay());
+				this.loop.scheduleAttempt(ElectionRules.looksAgainAtOnceAfterRefusedClaim(failure, createdWhileSeenMissing)
+						? 0 : this.loop.followerDelay());
 			}
 			return;
 		}
@@ -203,9 +201,6 @@ final class Claims {
 
 		/** Whether the claim creates the Lease, which this replica last saw missing. */
 		private final boolean created;
-
-		/** Whether the answer calls for a read at once. */
-		private boolean readAtOnce;
 
 		private Release giveBack;
 

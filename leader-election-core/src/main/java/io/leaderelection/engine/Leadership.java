@@ -3,11 +3,11 @@ package io.leaderelection.engine;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 import io.leaderelection.StepDown;
+import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
@@ -313,7 +313,8 @@ final class Leadership {
 		long remaining = Math.max(1, this.mode.releaseTimeLeft(this.loop.now()));
 		this.loop.steps.call("get", () -> this.store.get(Duration.ofNanos(remaining)), remaining, Steps.ALWAYS,
 				(stored, failure) -> {
-					if (failure == null && stored != null && holdsTerm(stored, this.term)) {
+					if (failure == null && stored != null && ElectionRules.ofTheTerm(stored, this.term.acquired(),
+							this.loop.ownWrites.wrote(stored))) {
 						this.loop.observe(stored, this.loop.now());
 						writeRelease(release, false);
 					}
@@ -332,14 +333,6 @@ final class Leadership {
 		this.loop.failed(ex);
 		drop();
 		ended(release, StepDown.Release.NOT_WRITTEN, "the release failed: " + ex);
-	}
-
-	/** Whether the version is one this process wrote in the given term: same acquisition. */
-	private boolean holdsTerm(LeaseRecord version, Term held) {
-		LeaseRecord acquired = held.acquired();
-		return this.loop.ownWrites.wrote(version)
-				&& LeaseRecord.sameInstant(version.acquireTime(), acquired.acquireTime())
-				&& Objects.equals(version.leaseTransitions(), acquired.leaseTransitions());
 	}
 
 	/** Whether the given release is of the term held now. */

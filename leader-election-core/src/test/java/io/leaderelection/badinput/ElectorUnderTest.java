@@ -2,7 +2,6 @@ package io.leaderelection.badinput;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.fabric8.kubernetes.client.KubernetesClient;

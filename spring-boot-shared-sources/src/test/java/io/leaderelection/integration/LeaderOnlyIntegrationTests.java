@@ -21,7 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.netcrusher.core.reactor.NioReactor;
 
 import org.springframework.context.SmartLifecycle;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;

@@ -1,10 +1,7 @@
 package io.leaderelection.benchmarks.poddeletion;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;

@@ -2,13 +2,12 @@ package io.leaderelection.benchmarks.renewcadence;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
+import io.leaderelection.autoconfigure.LeaderElectionProperties;
+import io.leaderelection.autoconfigure.LeaderElectionSettingsResolver;
 import io.leaderelection.benchmarks.harness.ApiServer;
 import io.leaderelection.benchmarks.harness.ElectionGroup;
 import io.leaderelection.benchmarks.harness.Fabric8Implementation;
@@ -24,9 +23,6 @@ import io.leaderelection.benchmarks.harness.Stats;
 import io.leaderelection.benchmarks.harness.Takeovers;
 import io.leaderelection.benchmarks.harness.Timings;
 import org.netcrusher.core.reactor.NioReactor;
-
-import io.leaderelection.autoconfigure.LeaderElectionProperties;
-import io.leaderelection.autoconfigure.LeaderElectionSettingsResolver;
 
 /**
  * What the leader's renew period costs and buys: this project renewing every retry period (as it

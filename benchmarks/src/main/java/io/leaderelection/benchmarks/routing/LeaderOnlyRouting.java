@@ -1,8 +1,6 @@
 package io.leaderelection.benchmarks.routing;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

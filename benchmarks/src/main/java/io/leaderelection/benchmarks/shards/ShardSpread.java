@@ -1,8 +1,6 @@
 package io.leaderelection.benchmarks.shards;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;

@@ -1,13 +1,18 @@
 package io.leaderelection.engine.rules;
 
+import java.util.Objects;
+
 import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStoreException;
 
 /**
  * The rules every mode keeps, each in one place: a follower that gave a term up stays out first;
- * what a version seen while leading means for the term; how long a leader's request may take.
- * Functions of their arguments only.
+ * what a version seen while leading means for the term; how long a leader's request may take;
+ * when a replica looks again at once; over which version a release may be written. Functions of
+ * their arguments only.
  */
 public final class ElectionRules {
 
@@ -57,6 +62,32 @@ public final class ElectionRules {
 			return null;
 		}
 		return seen.isHeldBy(identity) ? RevocationCause.IDENTITY_CONFLICT : RevocationCause.LEASE_TAKEN;
+	}
+
+	/**
+	 * Whether a replica whose claim failed looks at the Lease again at once, rather than after a
+	 * follower's delay: a claim that got no answer may have been written, and is led on if it was;
+	 * a Lease deleted meanwhile is to be created again; a create refused because the Lease exists,
+	 * while this replica saw none, is to be read.
+	 * @param createdWhileSeenMissing whether the claim created the Lease, which this replica last
+	 * saw missing
+	 */
+	public static boolean looksAgainAtOnceAfterRefusedClaim(Throwable failure, boolean createdWhileSeenMissing) {
+		return noAnswer(failure) || failure instanceof LeaseNotFoundException
+				|| (failure instanceof LeaseConflictException && createdWhileSeenMissing);
+	}
+
+	/**
+	 * Whether a version is one of the term being released, so that a release may be written over
+	 * it: written by this process, with the term's acquisition (its acquireTime and
+	 * leaseTransitions). A renewal answered late may have moved the version; a release never
+	 * frees a newer term, ours or another's.
+	 * @param acquired the version that began the term
+	 * @param writtenByUs whether one of this process's writes stored {@code version}
+	 */
+	public static boolean ofTheTerm(LeaseRecord version, LeaseRecord acquired, boolean writtenByUs) {
+		return writtenByUs && LeaseRecord.sameInstant(version.acquireTime(), acquired.acquireTime())
+				&& Objects.equals(version.leaseTransitions(), acquired.leaseTransitions());
 	}
 
 	/**

@@ -1,6 +1,9 @@
 package io.leaderelection.engine.rules;
 
+import java.time.Instant;
+
 import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.store.LeaseRecord;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -41,6 +44,38 @@ class ElectionRulesTests {
 			long timeoutMillis) {
 		assertThat(ElectionRules.requestTimeout(ms(untilGateClosesMillis), ms(retryPeriodMillis)))
 			.isEqualTo(ms(timeoutMillis));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			# situation                                                     | failure   | created while seen missing | looks again at once
+			a claim that got no answer may be stored: read at once to lead on it | no answer | false                      | true
+			a Lease deleted under the claim is created again at once          | not found | false                      | true
+			a create refused, the Lease unseen, is read at once               | conflict  | true                       | true
+			an update refused by another's write waits a follower's delay     | conflict  | false                      | false
+			a refusal waits a follower's delay                                | refused   | false                      | false
+			""")
+	void aClaimFails(String situation, String failure, boolean createdWhileSeenMissing, boolean atOnce) {
+		assertThat(ElectionRules.looksAgainAtOnceAfterRefusedClaim(FollowerSteps.failure(failure),
+				createdWhileSeenMissing)).isEqualTo(atOnce);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			# situation                                                | written by us | acquired at | transitions | of the term
+			our renewal of the term may be released                      | true          | 06:00:00    | 3           | true
+			another process's version is never released                  | false         | 06:00:00    | 3           | false
+			our version of a later acquisition is another term            | true          | 06:00:05    | 3           | false
+			our version with other transitions is another term            | true          | 06:00:00    | 4           | false
+			""")
+	void aVersionBeforeARelease(String situation, boolean writtenByUs, String acquiredAt, int transitions,
+			boolean ofTheTerm) {
+		Instant acquired = Instant.parse("2026-11-29T06:00:00Z");
+		Instant versionAcquired = Instant.parse("2026-11-29T" + acquiredAt + "Z");
+		LeaseRecord version = new LeaseRecord("me", 15, versionAcquired, versionAcquired.plusSeconds(9), transitions,
+				null, "uid-1", "9", null);
+		LeaseRecord term = new LeaseRecord("me", 15, acquired, acquired, 3, null, "uid-1", "5", null);
+		assertThat(ElectionRules.ofTheTerm(version, term, writtenByUs)).isEqualTo(ofTheTerm);
 	}
 
 }

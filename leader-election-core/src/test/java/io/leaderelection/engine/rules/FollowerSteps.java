@@ -1,9 +1,13 @@
 package io.leaderelection.engine.rules;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
+import io.leaderelection.store.LeaseStoreException;
 
 /**
  * The words the rules' scripts are written in: versions of the Lease named as a reader says them,
@@ -91,6 +95,17 @@ final class FollowerSteps {
 			return "replace lock: " + replace.because();
 		}
 		throw new IllegalArgumentException(String.valueOf(step));
+	}
+
+	/** A store failure: {@code not found}, {@code conflict}, {@code no answer} or {@code refused}. */
+	static Throwable failure(String kind) {
+		return switch (kind) {
+			case "not found" -> new LeaseNotFoundException("update", "Lease a/b", "gone");
+			case "conflict" -> new LeaseConflictException("update", "Lease a/b", "changed");
+			case "no answer" -> LeaseStoreException.noAnswer("update", "Lease a/b", Duration.ofSeconds(3), null);
+			case "refused" -> new LeaseStoreException("update", "Lease a/b", 500, "internal error");
+			default -> throw new IllegalArgumentException(kind);
+		};
 	}
 
 }

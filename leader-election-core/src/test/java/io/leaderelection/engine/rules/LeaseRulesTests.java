@@ -1,12 +1,7 @@
 package io.leaderelection.engine.rules;
 
-import java.time.Duration;
-
 import io.leaderelection.engine.RevocationCause;
-import io.leaderelection.store.LeaseConflictException;
-import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
-import io.leaderelection.store.LeaseStoreException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -72,7 +67,7 @@ class LeaseRulesTests {
 			""")
 	void aLeadersRenewalFails(String situation, String failure, boolean afterConflict, long untilGateClosesMillis,
 			String step) {
-		assertThat(told(this.rules.renewalFailed(failure(failure), afterConflict, ms(untilGateClosesMillis))))
+		assertThat(told(this.rules.renewalFailed(FollowerSteps.failure(failure), afterConflict, ms(untilGateClosesMillis))))
 			.isEqualTo(step);
 	}
 
@@ -101,16 +96,6 @@ class LeaseRulesTests {
 			""")
 	void aLeadersRenewalIsAnswered(String situation, long sentAtMillis, boolean runsUnrecorded, String step) {
 		assertThat(told(this.rules.renewed(ms(sentAtMillis), NOW, runsUnrecorded))).isEqualTo(step);
-	}
-
-	private static Throwable failure(String kind) {
-		return switch (kind) {
-			case "not found" -> new LeaseNotFoundException("update", "Lease a/b", "gone");
-			case "conflict" -> new LeaseConflictException("update", "Lease a/b", "changed");
-			case "no answer" -> LeaseStoreException.noAnswer("update", "Lease a/b", Duration.ofSeconds(3), null);
-			case "refused" -> new LeaseStoreException("update", "Lease a/b", 500, "internal error");
-			default -> throw new IllegalArgumentException(kind);
-		};
 	}
 
 }
