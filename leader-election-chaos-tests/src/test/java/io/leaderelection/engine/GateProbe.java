@@ -1,5 +1,7 @@
 package io.leaderelection.engine;
 
+import io.leaderelection.engine.rules.Term;
+
 /**
  * Reads an engine's gate exactly, for the deterministic simulation: not only whether it is open
  * now ({@link ElectionEngine#isLeader(String)}) but until when, on the engine's own clock, so

@@ -7,6 +7,8 @@ import java.util.function.Supplier;
 
 import io.leaderelection.StepDown;
 import io.leaderelection.engine.rules.ElectionRules;
+import io.leaderelection.engine.rules.OwnWrites;
+import io.leaderelection.engine.rules.Term;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;

@@ -7,6 +7,9 @@ import java.util.concurrent.Executor;
 
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.StepDown;
+import io.leaderelection.engine.rules.Observation;
+import io.leaderelection.engine.rules.OwnWrites;
+import io.leaderelection.engine.rules.Term;
 import io.leaderelection.store.LeaseStore;
 
 /**

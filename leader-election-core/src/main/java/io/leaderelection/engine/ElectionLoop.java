@@ -6,7 +6,11 @@ import java.util.concurrent.Executor;
 
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.engine.rules.ElectionRules;
+import io.leaderelection.engine.rules.Observation;
+import io.leaderelection.engine.rules.OwnWrites;
 import io.leaderelection.engine.rules.Sight;
+import io.leaderelection.engine.rules.StayOut;
+import io.leaderelection.engine.rules.Term;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 import org.slf4j.Logger;
@@ -332,10 +336,7 @@ final class ElectionLoop {
 
 	/** What a follower has seen at the given moment, for its mode's rules to decide on. */
 	Sight sight(long now) {
-		LeaseRecord seen = this.observation.lastSeen();
-		return new Sight(seen, this.stayOut.leftAt(now),
-				this.oneWriter.conflict() != null, this.observation.releasedFor(this.identity),
-				(seen != null) ? this.observation.untilExpiry(now) : 0);
+		return Sight.of(this.observation, this.stayOut, this.oneWriter.conflict() != null, this.identity, now);
 	}
 
 	/** Takes note of a version read, written or told, unless a newer one was seen already. */

@@ -2,6 +2,7 @@ package io.leaderelection.engine;
 
 import java.time.Duration;
 
+import io.leaderelection.engine.rules.Term;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 

@@ -10,6 +10,8 @@ import io.leaderelection.StepDown;
 import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.FollowerStep;
 import io.leaderelection.engine.rules.ForLifeRules;
+import io.leaderelection.engine.rules.Observation;
+import io.leaderelection.engine.rules.OwnerLiveness;
 import io.leaderelection.engine.rules.Sight;
 import io.leaderelection.store.ForLifeLockStore;
 import io.leaderelection.store.LeaseConflictException;

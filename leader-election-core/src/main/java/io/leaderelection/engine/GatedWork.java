@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Predicate;
 
+import io.leaderelection.engine.rules.Term;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -8,6 +8,8 @@ import java.util.concurrent.Executor;
 
 import io.leaderelection.StepDown;
 import io.leaderelection.engine.rules.ElectionRules;
+import io.leaderelection.engine.rules.StayOut;
+import io.leaderelection.engine.rules.Term;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;

@@ -7,6 +7,8 @@ import io.leaderelection.StepDown;
 import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.FollowerStep;
 import io.leaderelection.engine.rules.LeaseRules;
+import io.leaderelection.engine.rules.Observation;
+import io.leaderelection.engine.rules.OwnWrites;
 import io.leaderelection.engine.rules.Sight;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseRecord;

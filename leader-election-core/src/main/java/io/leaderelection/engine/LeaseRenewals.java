@@ -6,6 +6,8 @@ import java.util.List;
 import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.LeaderStep;
 import io.leaderelection.engine.rules.LeaseRules;
+import io.leaderelection.engine.rules.OwnWrites;
+import io.leaderelection.engine.rules.Term;
 import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;

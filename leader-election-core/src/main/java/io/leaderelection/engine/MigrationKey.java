@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
 
+import io.leaderelection.engine.rules.UnbrokenRun;
 import io.leaderelection.store.LeaderKeyStore;
 import io.leaderelection.store.LeaderKeyStore.LeaderKey;
 import io.leaderelection.store.LeaseConflictException;

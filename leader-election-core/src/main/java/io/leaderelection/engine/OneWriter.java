@@ -1,5 +1,6 @@
 package io.leaderelection.engine;
 
+import io.leaderelection.engine.rules.OwnWrites;
 import io.leaderelection.store.LeaseRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

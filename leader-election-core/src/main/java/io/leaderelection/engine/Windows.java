@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.WindowStatus;
+import io.leaderelection.engine.rules.Term;
 import io.leaderelection.store.WindowRecord;
 
 /**

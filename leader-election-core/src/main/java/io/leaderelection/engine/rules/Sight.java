@@ -18,6 +18,17 @@ import io.leaderelection.store.LeaseRecord;
 public record Sight(LeaseRecord seen, long stayOutLeftNanos, boolean writerConflict,
 		boolean releasedForUs, long untilExpiryNanos) {
 
+	/**
+	 * What the given observation and stay-out show at the given moment.
+	 * @param writerConflict whether another process was seen writing under this replica's identity
+	 */
+	public static Sight of(Observation observation, StayOut stayOut, boolean writerConflict, String identity,
+			long now) {
+		LeaseRecord seen = observation.lastSeen();
+		return new Sight(seen, stayOut.leftAt(now), writerConflict, observation.releasedFor(identity),
+				(seen != null) ? observation.untilExpiry(now) : 0);
+	}
+
 	/** Whether this replica stays out of the election for now. */
 	public boolean stayingOut() {
 		return this.stayOutLeftNanos > 0;

@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
 import io.leaderelection.store.LeaseRecord;
 
@@ -6,7 +6,7 @@ import io.leaderelection.store.LeaseRecord;
  * Staying out of the election after giving a term (or a claim) up: for a while, or until another
  * candidate took the Lease over.
  */
-final class StayOut {
+public final class StayOut {
 
 	private boolean active;
 
@@ -19,21 +19,21 @@ final class StayOut {
 	 * Stays out from now for the given time, or until another candidate claims the Lease after the
 	 * term (or claim) given up, which wrote the given leaseTransitions.
 	 */
-	void begin(long now, long forNanos, int transitionsGivenUp) {
+	public void begin(long now, long forNanos, int transitionsGivenUp) {
 		this.transitionsGivenUp = transitionsGivenUp;
 		this.active = true;
 		this.untilNanos = now + forNanos;
 	}
 
 	/** The release after a step-down is over: stays out for the given time from now, if still out. */
-	void restartIfActive(long now, long forNanos) {
+	public void restartIfActive(long now, long forNanos) {
 		if (this.active) {
 			this.untilNanos = now + forNanos;
 		}
 	}
 
 	/** How long this replica still stays out; 0 when it does not. */
-	long leftAt(long now) {
+	public long leftAt(long now) {
 		if (this.active && now - this.untilNanos >= 0) {
 			this.active = false;
 		}
@@ -45,7 +45,7 @@ final class StayOut {
 	 * has when it claimed the Lease after the term given up (a claim counts one transition more,
 	 * or, having lost a race with ours, as many), whether it still holds the Lease or not.
 	 */
-	void noticeTakeover(LeaseRecord record, String identity) {
+	public void noticeTakeover(LeaseRecord record, String identity) {
 		if (this.active && !record.isHeldBy(identity) && (record.transitions() > this.transitionsGivenUp
 				|| (record.transitions() == this.transitionsGivenUp && record.hasHolder()))) {
 			this.active = false;

@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
 import java.time.Duration;
 
@@ -12,7 +12,7 @@ import io.leaderelection.store.PodState;
  * saw the Pod terminating, so it ends no earlier than the kubelet's. A Pod deleted because its
  * Node is lost counts as one on a NotReady Node: its kubelet may never have stopped it.
  */
-final class OwnerLiveness {
+public final class OwnerLiveness {
 
 	/** Kubernetes' default terminationGracePeriodSeconds, for a deletion that names none. */
 	private static final int DEFAULT_GRACE_SECONDS = 30;
@@ -28,12 +28,12 @@ final class OwnerLiveness {
 	private long notReadySinceNanos;
 
 	/** @param notReadyNodeTakeover {@code null} to never take over from a Pod on a NotReady Node */
-	OwnerLiveness(Duration notReadyNodeTakeover) {
+	public OwnerLiveness(Duration notReadyNodeTakeover) {
 		this.notReadyNodeTakeoverNanos = (notReadyNodeTakeover != null) ? notReadyNodeTakeover.toNanos() : -1;
 	}
 
 	/** Whether the Node of a live owner must be read too. */
-	boolean readsNodes() {
+	public boolean readsNodes() {
 		return this.notReadyNodeTakeoverNanos >= 0;
 	}
 
@@ -43,7 +43,7 @@ final class OwnerLiveness {
 	 * @param nodeReady whether the Pod's Node is Ready, {@code null} when not read or unknown
 	 * @param now when the reads completed, on the monotonic clock
 	 */
-	Verdict judge(PodReference owner, PodState pod, Boolean nodeReady, long now) {
+	public Verdict judge(PodReference owner, PodState pod, Boolean nodeReady, long now) {
 		if (pod == null) {
 			return Verdict.gone("its owner, Pod " + owner + ", no longer exists");
 		}
@@ -94,13 +94,13 @@ final class OwnerLiveness {
 	 * @param untilGoneNanos how long until it counts as gone if nothing changes; {@link Long#MAX_VALUE}
 	 * when no such moment is known
 	 */
-	record Verdict(String goneBecause, long untilGoneNanos) {
+	public record Verdict(String goneBecause, long untilGoneNanos) {
 
-		static Verdict gone(String because) {
+		public static Verdict gone(String because) {
 			return new Verdict(because, 0);
 		}
 
-		boolean gone() {
+		public boolean gone() {
 			return this.goneBecause != null;
 		}
 

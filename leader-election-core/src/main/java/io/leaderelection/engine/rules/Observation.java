@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
 import java.time.Duration;
 
@@ -16,7 +16,7 @@ import io.leaderelection.store.LeaseRecord;
  * open throughout. A failed call, a watch that ended or a pause of the loop ({@link #gap()})
  * ends the run: the Lease may have been created, held and deleted unseen meanwhile.
  */
-final class Observation {
+public final class Observation {
 
 	private final long ourLeaseDurationNanos;
 
@@ -65,19 +65,19 @@ final class Observation {
 	 * @param maxReadSpacing how far apart two reads of a follower may complete: its longest wait
 	 * between reads plus a read's timeout
 	 */
-	Observation(Duration ourLeaseDuration, Duration maxReadSpacing) {
+	public Observation(Duration ourLeaseDuration, Duration maxReadSpacing) {
 		this.ourLeaseDurationNanos = ourLeaseDuration.toNanos();
 		this.lastHoldersLeaseDurationNanos = this.ourLeaseDurationNanos;
 		this.absence = new UnbrokenRun(maxReadSpacing.toNanos());
 	}
 
 	/** The last version seen; {@code null} before the first read and while the Lease is missing. Lock-free. */
-	LeaseRecord lastSeen() {
+	public LeaseRecord lastSeen() {
 		return this.lastSeen;
 	}
 
 	/** When the last version seen was first seen. Lock-free. */
-	long observedAtNanos() {
+	public long observedAtNanos() {
 		return this.observedAtNanos;
 	}
 
@@ -86,7 +86,7 @@ final class Observation {
 	 * @param at when the read completed, or the write that stored it was sent
 	 * @return whether the version was taken note of
 	 */
-	boolean observe(LeaseRecord record, long at) {
+	public boolean observe(LeaseRecord record, long at) {
 		if (record.isOlderThan(this.lastSeen)) {
 			return false;
 		}
@@ -117,7 +117,7 @@ final class Observation {
 	}
 
 	/** Takes note that the Lease is missing, however that was learned, at the given moment. */
-	void observeAbsent(long at) {
+	public void observeAbsent(long at) {
 		LeaseRecord last = this.lastSeen;
 		if (last != null) {
 			this.heldBeforeMissing = last.hasHolder() ? last : null;
@@ -135,7 +135,7 @@ final class Observation {
 	 * A create was refused because the Lease exists: it was there, unseen, so any run of absence
 	 * is over, and what this replica knows of its holders has a gap.
 	 */
-	void existedUnseen() {
+	public void existedUnseen() {
 		this.absence.end();
 		this.gapWhileMissing = this.lastSeen == null;
 	}
@@ -144,7 +144,7 @@ final class Observation {
 	 * A failed call, a watch that ended, or a pause of the loop: an absence seen before it says
 	 * nothing about the time after it.
 	 */
-	void gap() {
+	public void gap() {
 		if (this.lastSeen == null && this.anythingSeen) {
 			this.gapWhileMissing = true;
 		}
@@ -153,38 +153,38 @@ final class Observation {
 	}
 
 	/** The server accepted a watch of the Lease at the given moment: from now on every change is told. */
-	void watchOpened(long at) {
+	public void watchOpened(long at) {
 		this.watchOpenSinceNanos = at;
 	}
 
 	/** The watch ended on its own: what it followed has a gap. */
-	void watchEnded() {
+	public void watchEnded() {
 		this.watchOpenSinceNanos = Long.MIN_VALUE;
 		gap();
 	}
 
 	/** The watch was closed by this replica: reads alone carry what is observed from now on. */
-	void watchClosed() {
+	public void watchClosed() {
 		this.watchOpenSinceNanos = Long.MIN_VALUE;
 	}
 
 	/** Whether a watch accepted by the server follows the Lease now. */
-	boolean watched() {
+	public boolean watched() {
 		return this.watchOpenSinceNanos != Long.MIN_VALUE;
 	}
 
 	/** Whether no gap came since the last observation: what it showed may be decided on without reading again. */
-	boolean current() {
+	public boolean current() {
 		return !this.stale;
 	}
 
 	/** Whether anything has been observed: a version, or the Lease missing. A Lease never read is not known to be missing. */
-	boolean anythingSeen() {
+	public boolean anythingSeen() {
 		return this.anythingSeen;
 	}
 
 	/** Whether the Lease is missing, as last observed. */
-	boolean missing() {
+	public boolean missing() {
 		return this.lastSeen == null && this.anythingSeen;
 	}
 
@@ -192,17 +192,17 @@ final class Observation {
 	 * Whether the Lease has been seen missing without a gap since it was last seen present (or
 	 * since the first observation), so that no holder can have come and gone unseen.
 	 */
-	boolean missingWithoutGap() {
+	public boolean missingWithoutGap() {
 		return missing() && this.absence.running() && !this.gapWhileMissing;
 	}
 
 	/** How long until the unbroken run of absence will have lasted the given time; 0 when it has. */
-	long untilMissingFor(long duration, long now) {
+	public long untilMissingFor(long duration, long now) {
 		return this.absence.untilLasted(duration, now);
 	}
 
 	/** The version last seen held before the Lease went missing; {@code null} when none. */
-	LeaseRecord heldBeforeMissing() {
+	public LeaseRecord heldBeforeMissing() {
 		return this.heldBeforeMissing;
 	}
 
@@ -212,13 +212,13 @@ final class Observation {
 	 * so that a holder of a Lease deleted before has lost its gate, or a preferred holder had its
 	 * turn.
 	 */
-	long expiryNanos(LeaseRecord seen) {
+	public long expiryNanos(LeaseRecord seen) {
 		long holders = leaseDurationNanos(seen);
 		return seen.hasHolder() ? holders : Math.max(holders, missingHoldersLeaseDurationNanos());
 	}
 
 	/** How long until the last version seen has been unchanged for its expiry; may be negative. */
-	long untilExpiry(long now) {
+	public long untilExpiry(long now) {
 		LeaseRecord seen = this.lastSeen;
 		return this.observedAtNanos + expiryNanos(seen) - now;
 	}
@@ -227,7 +227,7 @@ final class Observation {
 	 * The holder of the last version seen, unless the Lease was released, is missing, or has gone
 	 * unchanged for its expiry by the given moment; {@code null} then. Lock-free.
 	 */
-	String liveHolderAt(long now) {
+	public String liveHolderAt(long now) {
 		LeaseRecord seen = this.lastSeen;
 		long observedAt = this.observedAtNanos;
 		if (seen == null || !seen.hasHolder() || seen.looksReleased()
@@ -241,7 +241,7 @@ final class Observation {
 	 * The longer of ours and the last holder's lease duration: how long the holder of a Lease
 	 * that went missing, or was found without holder, may still lead.
 	 */
-	long missingHoldersLeaseDurationNanos() {
+	public long missingHoldersLeaseDurationNanos() {
 		return Math.max(this.ourLeaseDurationNanos, this.lastHoldersLeaseDurationNanos);
 	}
 
@@ -252,18 +252,18 @@ final class Observation {
 	 * applies it again, or by a replica that found it missing) may have a holder whose gate is still
 	 * open on a Lease deleted before.
 	 */
-	boolean releasedFor(String identity) {
+	public boolean releasedFor(String identity) {
 		LeaseRecord seen = this.lastSeen;
 		return seen != null && seen.looksReleased() && !this.goneSinceLastHeld && !seen.prefersOtherThan(identity);
 	}
 
 	/** The leaseTransitions of a Lease created now: one more than any seen, or 0. */
-	int nextTransitions() {
+	public int nextTransitions() {
 		return (this.highestTransitionsSeen >= 0) ? this.highestTransitionsSeen + 1 : 0;
 	}
 
 	/** The highest leaseTransitions seen; -1 when none. */
-	int highestTransitionsSeen() {
+	public int highestTransitionsSeen() {
 		return this.highestTransitionsSeen;
 	}
 

@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
 import io.leaderelection.LeaderStatus;
 import io.leaderelection.store.LeaseRecord;
@@ -17,7 +17,7 @@ import io.leaderelection.store.LeaseRecord;
  * @param lastRenewStartNanos when the last successful write was sent
  * @param gateOpen whether the gate is open, as far as the deadline lets it
  */
-record Term(long number, long fencingToken, String fencingTokenSource, LeaseRecord acquired,
+public record Term(long number, long fencingToken, String fencingTokenSource, LeaseRecord acquired,
 		long lastRenewStartNanos, boolean gateOpen) {
 
 	/**
@@ -25,7 +25,7 @@ record Term(long number, long fencingToken, String fencingTokenSource, LeaseReco
 	 * resourceVersion, which keeps rising across deletion and recreation of the Lease; where the
 	 * server's versions are not integers, its leaseTransitions.
 	 */
-	static Term begun(long number, LeaseRecord acquired, long sentAtNanos) {
+	public static Term begun(long number, LeaseRecord acquired, long sentAtNanos) {
 		Long version = acquired.resourceVersionNumber();
 		long token = (version != null) ? version : acquired.transitions();
 		String source = (version != null) ? LeaderStatus.RESOURCE_VERSION : LeaderStatus.LEASE_TRANSITIONS;
@@ -33,24 +33,24 @@ record Term(long number, long fencingToken, String fencingTokenSource, LeaseReco
 	}
 
 	/** The spec.preferredHolder the Lease named when the term began; {@code null} when none. */
-	String preferredHolderAtGrant() {
+	public String preferredHolderAtGrant() {
 		return this.acquired.preferredHolder();
 	}
 
-	long gateClosesAt(long gateDeadlineNanos) {
+	public long gateClosesAt(long gateDeadlineNanos) {
 		return this.lastRenewStartNanos + gateDeadlineNanos;
 	}
 
-	boolean gateOpenAt(long now, long gateDeadlineNanos) {
+	public boolean gateOpenAt(long now, long gateDeadlineNanos) {
 		return this.gateOpen && now - gateClosesAt(gateDeadlineNanos) < 0;
 	}
 
-	Term renewedAt(long sentAtNanos) {
+	public Term renewedAt(long sentAtNanos) {
 		return new Term(this.number, this.fencingToken, this.fencingTokenSource, this.acquired, sentAtNanos,
 				this.gateOpen);
 	}
 
-	Term closed() {
+	public Term closed() {
 		return new Term(this.number, this.fencingToken, this.fencingTokenSource, this.acquired,
 				this.lastRenewStartNanos, false);
 	}

@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
 import java.time.Duration;
 

@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
 /**
  * One unbroken run of observations that all show the same state (a Lease missing, the key of an
@@ -9,7 +9,7 @@ package io.leaderelection.engine;
  * gap says nothing about the time after it, as the state may have changed and changed back
  * unseen meanwhile.
  */
-final class UnbrokenRun {
+public final class UnbrokenRun {
 
 	private static final long NONE = Long.MIN_VALUE;
 
@@ -23,7 +23,7 @@ final class UnbrokenRun {
 	 * @param maxSpacingNanos how far apart two consecutive observations may complete and still
 	 * belong to one run: the longest wait between two reads plus a read's timeout
 	 */
-	UnbrokenRun(long maxSpacingNanos) {
+	public UnbrokenRun(long maxSpacingNanos) {
 		this.maxSpacingNanos = maxSpacingNanos;
 	}
 
@@ -33,7 +33,7 @@ final class UnbrokenRun {
 	 * observation of the run, so that however long ago that was, nothing went unseen
 	 * @return whether this observation began a new run
 	 */
-	boolean seen(long at, boolean followedSinceLast) {
+	public boolean seen(long at, boolean followedSinceLast) {
 		boolean begins = this.sinceNanos == NONE
 				|| (!followedSinceLast && at - this.lastSeenNanos > this.maxSpacingNanos);
 		if (begins) {
@@ -46,28 +46,28 @@ final class UnbrokenRun {
 	}
 
 	/** Another state was seen, or a gap came: the run is over. */
-	void end() {
+	public void end() {
 		this.sinceNanos = NONE;
 		this.lastSeenNanos = NONE;
 	}
 
 	/** Whether a run is going on. */
-	boolean running() {
+	public boolean running() {
 		return this.sinceNanos != NONE;
 	}
 
 	/** When the last observation of the run completed; meaningful only while it runs. */
-	long lastSeenNanos() {
+	public long lastSeenNanos() {
 		return this.lastSeenNanos;
 	}
 
 	/** How long the run has lasted at the given moment; 0 when none is going on. */
-	long lastedAt(long now) {
+	public long lastedAt(long now) {
 		return running() ? Math.max(0, now - this.sinceNanos) : 0;
 	}
 
 	/** How long until the run will have lasted the given time, if unbroken; 0 when it has. */
-	long untilLasted(long duration, long now) {
+	public long untilLasted(long duration, long now) {
 		return running() ? Math.max(0, this.sinceNanos + duration - now) : duration;
 	}
 

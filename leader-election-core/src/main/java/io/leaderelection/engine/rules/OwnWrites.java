@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -16,7 +16,7 @@ import io.leaderelection.store.LeaseStoreException;
  * claimed again at once; one written in a term that has ended is not: the calls of that term
  * may still run, so it waits to expire like anybody's.
  */
-final class OwnWrites {
+public final class OwnWrites {
 
 	/** Far more than a term can send unanswered before its gate closes. */
 	private static final int MOST_UNANSWERED = 1024;
@@ -32,11 +32,11 @@ final class OwnWrites {
 	/** Counts the terms ended. */
 	private long termsEnded;
 
-	OwnWrites(String identity) {
+	public OwnWrites(String identity) {
 		this.identity = identity;
 	}
 
-	Sent sent(LeaseRecord record, long sentAtNanos) {
+	public Sent sent(LeaseRecord record, long sentAtNanos) {
 		if (this.unanswered.size() == MOST_UNANSWERED) {
 			this.unanswered.removeFirst();
 		}
@@ -50,7 +50,7 @@ final class OwnWrites {
 	 * version carries it: a version with its renewTime is another writer's, one that wrote the
 	 * same microsecond under our identity.
 	 */
-	void refusedIf(Sent write, Throwable failure) {
+	public void refusedIf(Sent write, Throwable failure) {
 		if (failure instanceof LeaseStoreException refusal && refusal.getStatusCode() >= 400
 				&& refusal.getStatusCode() < 500) {
 			this.unanswered.removeIf((unanswered) -> unanswered == write);
@@ -58,7 +58,7 @@ final class OwnWrites {
 	}
 
 	/** The write that stored this version was answered: the ones sent before it were not applied. */
-	void answered(LeaseRecord stored) {
+	public void answered(LeaseRecord stored) {
 		Sent write = find(stored);
 		if (write != null) {
 			this.answered = write;
@@ -66,11 +66,11 @@ final class OwnWrites {
 		}
 	}
 
-	void termEnded() {
+	public void termEnded() {
 		this.termsEnded++;
 	}
 
-	boolean wrote(LeaseRecord version) {
+	public boolean wrote(LeaseRecord version) {
 		return find(version) != null;
 	}
 
@@ -79,7 +79,7 @@ final class OwnWrites {
 	 * answer never came, or came too late to lead on (a term's own writes end with it); {@code null}
 	 * when none.
 	 */
-	Sent sinceLastTerm(LeaseRecord version) {
+	public Sent sinceLastTerm(LeaseRecord version) {
 		Sent write = find(version);
 		return (write != null && write.termsEndedBefore == this.termsEnded) ? write : null;
 	}
@@ -100,9 +100,9 @@ final class OwnWrites {
 	}
 
 	/** One write sent: the renewTime it carries, when it was sent, and in which run of terms. */
-	record Sent(Instant renewTime, long sentAtNanos, long termsEndedBefore) {
+	public record Sent(Instant renewTime, long sentAtNanos, long termsEndedBefore) {
 
-		boolean wrote(LeaseRecord version) {
+		public boolean wrote(LeaseRecord version) {
 			return LeaseRecord.sameInstant(this.renewTime, version.renewTime());
 		}
 
