@@ -84,9 +84,8 @@ final class ElectionLoop {
 	private boolean campaigning;
 
 	ElectionLoop(Election election, ElectionSettings settings, String identity, LeaseStore store,
-			MigrationKey migrationKey,
-			ElectionRuntime runtime, ElectionListener listener, Executor listenerLane, LeaderWork work,
-			Executor workLane, Duration drainTimeout) {
+			MigrationKey migrationKey, ElectionRuntime runtime, ElectionListener listener, Executor listenerLane,
+			LeaderWork work, Executor workLane, Duration drainTimeout) {
 		this.election = election;
 		this.settings = settings;
 		this.identity = identity;
