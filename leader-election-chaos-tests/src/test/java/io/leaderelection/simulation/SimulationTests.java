@@ -1,6 +1,12 @@
 package io.leaderelection.simulation;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -16,6 +22,8 @@ import static org.assertj.core.api.Assertions.fail;
  * {@code -Dsimulation.seed=S -Dsimulation.seeds=N}, N seeds from S. A failing seed prints one line
  * that replays it and the timeline around its violation. The digest it prints of every seed's trace
  * tells whether a change of the engine changed what any of those seeds did: a refactoring keeps it.
+ * With {@code -Dsimulation.traceHashes=FILE} it writes each seed's hash too, to diff two engines
+ * seed by seed.
  */
 class SimulationTests {
 
@@ -35,11 +43,16 @@ class SimulationTests {
 		long longestWithoutLeader = 0;
 		long terms = 0;
 		long digest = 17;
+		String hashesFile = System.getProperty("simulation.traceHashes");
+		List<String> hashes = (hashesFile != null) ? new ArrayList<>() : null;
 		try (QuietEngineLog quiet = new QuietEngineLog()) {
 			while ((seeds != null) ? ran < seeds : System.nanoTime() - started < BUDGET.toNanos()) {
 				Outcome outcome = new Simulation(base + ran, RUN).run();
 				ran++;
 				digest = digest * 1_000_003 + outcome.trace().hash();
+				if (hashes != null) {
+					hashes.add((base + ran - 1) + " " + Long.toHexString(outcome.trace().hash()));
+				}
 				simulated += outcome.simulatedNanos();
 				terms += outcome.grants();
 				longestWithoutLeader = Math.max(longestWithoutLeader, outcome.longestLeaderlessAfterFaults());
@@ -50,6 +63,9 @@ class SimulationTests {
 			}
 		}
 		finally {
+			if (hashes != null) {
+				writeLines(Path.of(hashesFile), hashes);
+			}
 			double minutes = (System.nanoTime() - started) / 60e9;
 			System.out.printf("Simulation: %d seeds from %d, %.1f simulated hours, %d terms, %.0f seeds per minute; "
 					+ "longest without leader once faults stopped %.0f ms; trace digest %016x%n", ran, base,
@@ -70,6 +86,15 @@ class SimulationTests {
 			assertThat(again.trace().size()).as("seed %d", seed).isEqualTo(first.trace().size());
 			assertThat(again.trace().hash()).as("seed %d", seed).isEqualTo(first.trace().hash());
 			assertThat(again.events()).isEqualTo(first.events());
+		}
+	}
+
+	private static void writeLines(Path file, List<String> lines) {
+		try {
+			Files.write(file, lines);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
 		}
 	}
 

@@ -309,14 +309,16 @@ final class Leadership {
 
 	/**
 	 * A renewal answered late may have moved the version: release the current one only if it
-	 * still holds the term being released, never a newer term.
+	 * still holds the term being released, never a newer term, and drop only that term.
 	 */
 	private void rereadBeforeRelease(Release release) {
 		long remaining = Math.max(1, this.mode.releaseTimeLeft(this.loop.now()));
 		this.loop.steps.call("get", () -> this.store.get(Duration.ofNanos(remaining)), remaining, Steps.ALWAYS,
 				(stored, failure) -> {
-					if (failure == null && stored != null && ElectionRules.ofTheTerm(stored, this.term.acquired(),
-							this.loop.ownWrites.wrote(stored))) {
+					// the term may have been lost meanwhile (a for-life leader's watch), and another won
+					boolean held = holds(release);
+					if (failure == null && stored != null && held
+							&& ElectionRules.ofTheTerm(stored, this.term.acquired(), this.loop.ownWrites.wrote(stored))) {
 						this.loop.observe(stored, this.loop.now());
 						writeRelease(release, false);
 					}
@@ -324,7 +326,9 @@ final class Leadership {
 						if (stored != null) {
 							this.loop.observe(stored, this.loop.now());
 						}
-						drop();
+						if (held) {
+							drop();
+						}
 						ended(release, StepDown.Release.NOT_WRITTEN, "the Lease no longer holds the term being released");
 					}
 				}, (ex) -> releaseFailed(release, ex));

@@ -8,7 +8,6 @@ import io.leaderelection.engine.rules.LeaderStep;
 import io.leaderelection.engine.rules.LeaseRules;
 import io.leaderelection.engine.rules.OwnWrites;
 import io.leaderelection.engine.rules.Term;
-import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 import org.slf4j.Logger;
@@ -115,14 +114,17 @@ final class LeaseRenewals {
 	}
 
 	private void renewalFailed(Throwable failure, boolean afterConflict, long sequence) {
-		LeaderStep step = this.rules.renewalFailed(failure, afterConflict,
-				this.loop.leadership.gateClosesAt() - this.loop.now());
+		long untilGateCloses = this.loop.leadership.gateClosesAt() - this.loop.now();
+		carryOut(this.rules.renewalFailed(failure, afterConflict, untilGateCloses), failure, sequence);
+	}
+
+	private void carryOut(LeaderStep step, Throwable failure, long sequence) {
 		if (step instanceof LeaderStep.ReadThenRenew) {
 			readWhileLeading(sequence);
 			return;
 		}
 		this.loop.failed(failure);
-		if (failure instanceof LeaseNotFoundException) {
+		if (step instanceof LeaderStep.Lose lose && lose.cause() == RevocationCause.LEASE_DELETED) {
 			this.loop.observeAbsent(this.loop.now());
 		}
 		if (step instanceof LeaderStep.Lose lose) {
@@ -144,7 +146,8 @@ final class LeaseRenewals {
 			this.renewing = false;
 			long now = this.loop.now();
 			if (failure != null) {
-				renewalFailed(failure, true, sequence);
+				carryOut(this.rules.readFailed(failure, this.loop.leadership.gateClosesAt() - this.loop.now()), failure,
+						sequence);
 			}
 			else {
 				if (stored == null) {

@@ -114,6 +114,18 @@ public final class LeaseRules {
 		if (failure instanceof LeaseConflictException && !afterConflict) {
 			return new LeaderStep.ReadThenRenew();
 		}
+		return retry(failure, untilGateClosesNanos);
+	}
+
+	/**
+	 * What a leader does after the read that follows a conflict failed: retries while the gate is
+	 * open, at once when it got no answer, else after a retry period.
+	 */
+	public LeaderStep readFailed(Throwable failure, long untilGateClosesNanos) {
+		return retry(failure, untilGateClosesNanos);
+	}
+
+	private LeaderStep retry(Throwable failure, long untilGateClosesNanos) {
 		if (untilGateClosesNanos <= 0) {
 			return new LeaderStep.Lose(RevocationCause.RENEW_DEADLINE_PASSED);
 		}

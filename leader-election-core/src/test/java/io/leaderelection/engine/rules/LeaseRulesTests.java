@@ -72,6 +72,19 @@ class LeaseRulesTests {
 	}
 
 	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			# situation                                                  | failure   | until the gate closes | step
+			the read after a conflict that fails is retried              | refused   | 5000                  | write again in 2000
+			a read with no answer is retried at once                     | no answer | 5000                  | write again in 0
+			a read refused as not found is retried, not taken as deleted | not found | 5000                  | write again in 2000
+			nothing is retried once the gate closed                      | refused   | 0                     | lose RENEW_DEADLINE_PASSED
+			""")
+	void aLeadersReadAfterAConflictFails(String situation, String failure, long untilGateClosesMillis, String step) {
+		assertThat(told(this.rules.readFailed(FollowerSteps.failure(failure), ms(untilGateClosesMillis))))
+			.isEqualTo(step);
+	}
+
+	@ParameterizedTest(name = "{0}")
 	@CsvSource(delimiter = '|', nullValues = "-", textBlock = """
 			# situation                                                 | guard held | preferred holder | preferred at the grant | term ends for
 			a renewed term goes on                                        | true       | -                | -                      | -
