@@ -10,6 +10,7 @@ import io.leaderelection.StepDown;
 import io.leaderelection.engine.rules.Observation;
 import io.leaderelection.engine.rules.OwnWrites;
 import io.leaderelection.engine.rules.Term;
+import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 
 /**
@@ -80,11 +81,28 @@ final class Election {
 	}
 
 	LeaderStatus status() {
-		return this.loop.status();
+		Term held = this.loop.leadership.term();
+		boolean leader = this.loop.leadership.isLeader(this.loop.now());
+		LeaseRecord seen = this.loop.observation.lastSeen();
+		String problem = this.loop.mode().problem();
+		Spreading balancing = this.loop.balancer;
+		return new LeaderStatus(this.settings.name(), this.settings.namespace(), this.settings.leaseName(), leader,
+				(seen != null && seen.hasHolder()) ? seen.holderIdentity() : null,
+				(seen != null) ? seen.acquireTime() : null, (seen != null) ? seen.renewTime() : null,
+				(seen != null) ? seen.leaseTransitions() : null, leader ? held.fencingToken() : null,
+				leader ? held.fencingTokenSource() : null, (problem != null) ? problem : this.loop.failureLog.lastError(),
+				this.settings.mode(), this.loop.mode().lockOwner(seen), this.settings.shard(),
+				(balancing != null) ? balancing.status() : null);
 	}
 
 	ElectionHealth health() {
-		return this.loop.health();
+		long now = this.loop.now();
+		long lastAttempt = this.loop.lastAttemptNanos;
+		return new ElectionHealth(this.settings.name(), Duration.ofNanos(this.loop.leadership.pastDeadline(now)),
+				this.loop.failureLog.failingFor(now), this.loop.failureLog.lastError(),
+				(lastAttempt != ElectionLoop.NEVER) ? Duration.ofNanos(now - lastAttempt) : null,
+				this.settings.leaseDuration(), this.settings.retryPeriod(), this.loop.oneWriter.conflict(),
+				this.loop.leadership.gatedWorkFailure(), this.loop.leadership.lastStepDown());
 	}
 
 	/** What became of the last release of our own accord, for a step-down's answer. */

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Executor;
 
-import io.leaderelection.LeaderStatus;
 import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.Observation;
 import io.leaderelection.engine.rules.OwnWrites;
@@ -43,7 +42,8 @@ final class ElectionLoop {
 
 	private final ElectionRuntime runtime;
 
-	private final FailureLog failureLog;
+	/** The calls that failed lately; read lock-free for the election's status and health. */
+	final FailureLog failureLog;
 
 	private final long leaseDurationNanos;
 
@@ -71,10 +71,10 @@ final class ElectionLoop {
 	final Claims claims;
 
 	/** When the loop last began an attempt or acted on a watch event; {@link #NEVER} before. */
-	private volatile long lastAttemptNanos = NEVER;
+	volatile long lastAttemptNanos = NEVER;
 
 	/** Spreads this election's group over replicas; {@code null} when it is not balanced. */
-	private volatile Spreading balancer;
+	volatile Spreading balancer;
 
 	// The loop's state below is guarded by this.
 
@@ -122,41 +122,6 @@ final class ElectionLoop {
 
 
 
-	LeaderStatus status() {
-		Term held = this.leadership.term();
-		boolean leader = this.leadership.isLeader(now());
-		LeaseRecord seen = this.observation.lastSeen();
-		String problem = this.mode.problem();
-		return new LeaderStatus(this.settings.name(), this.settings.namespace(), this.settings.leaseName(), leader,
-				(seen != null && seen.hasHolder()) ? seen.holderIdentity() : null,
-				(seen != null) ? seen.acquireTime() : null, (seen != null) ? seen.renewTime() : null,
-				(seen != null) ? seen.leaseTransitions() : null, leader ? held.fencingToken() : null,
-				leader ? held.fencingTokenSource() : null, (problem != null) ? problem : this.failureLog.lastError(),
-				this.settings.mode(), this.mode.lockOwner(seen), this.settings.shard(),
-				(this.balancer != null) ? this.balancer.status() : null);
-	}
-
-	ElectionHealth health() {
-		long now = now();
-		long lastAttempt = this.lastAttemptNanos;
-		return new ElectionHealth(this.settings.name(), Duration.ofNanos(this.leadership.pastDeadline(now)),
-				this.failureLog.failingFor(now), this.failureLog.lastError(),
-				(lastAttempt != NEVER) ? Duration.ofNanos(now - lastAttempt) : null, this.settings.leaseDuration(),
-				this.settings.retryPeriod(), this.oneWriter.conflict(), this.leadership.gatedWorkFailure(),
-				this.leadership.lastStepDown());
-	}
-
-
-
-
-
-
-
-
-
-
-
-
 	/** What the mode follows besides the Lease changed (the key of an older election). */
 	synchronized void followedChanged() {
 		this.mode.followedChanged(now());
@@ -189,7 +154,12 @@ final class ElectionLoop {
 	 * turn comes.
 	 */
 	void waitForTurn() {
-		waitFor(Math.min(pollDelay(), this.leaseDurationNanos));
+		waitAtMost(this.leaseDurationNanos);
+	}
+
+	/** Nothing can be claimed yet: looks again after this long at most, sooner when a read is due. */
+	void waitAtMost(long atMostNanos) {
+		waitFor(Math.min(pollDelay(), atMostNanos));
 	}
 
 	/** The Lease was read (or sent) and nothing can be claimed yet: the attempt succeeded. */
@@ -274,14 +244,21 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * Loses the term on a version seen while leading, as {@link ElectionRules#lostWhileLeading}
-	 * judged it.
+	 * Takes note of a version read or told while leading ({@code null}: the Lease is missing), and
+	 * loses the term unless {@link ElectionRules#lostWhileLeading} finds it goes on.
+	 * @return whether the term goes on
 	 */
-	void lostWhileLeading(RevocationCause cause, LeaseRecord seen) {
-		if (cause == RevocationCause.IDENTITY_CONFLICT) {
+	boolean stillLeadsOn(LeaseRecord seen, long now) {
+		observeVersion(seen, now);
+		RevocationCause lost = ElectionRules.lostWhileLeading(seen, this.leadership.term().acquired(),
+				seen != null && this.ownWrites.wrote(seen), this.identity);
+		if (lost == RevocationCause.IDENTITY_CONFLICT) {
 			this.oneWriter.conflictSeen(seen);
 		}
-		lose(cause);
+		if (lost != null) {
+			lose(lost);
+		}
+		return lost == null;
 	}
 
 	/**
@@ -347,6 +324,16 @@ final class ElectionLoop {
 				// counted from when the version was first seen, however often it is read again
 				this.leadership.windows.observed(record.windows(), this.observation.observedAtNanos());
 			}
+		}
+	}
+
+	/** Takes note of a version read or told, or ({@code null}) of the Lease missing. */
+	void observeVersion(LeaseRecord recordOrNull, long at) {
+		if (recordOrNull != null) {
+			observe(recordOrNull, at);
+		}
+		else {
+			observeAbsent(at);
 		}
 	}
 

@@ -47,7 +47,7 @@ final class Following implements LeaseWatching.Events {
 					}
 					this.loop.readSucceeded();
 					long now = this.loop.now();
-					observe(stored, now);
+					this.loop.observeVersion(stored, now);
 					this.watching.start(now);
 					this.loop.mode().decide(now);
 				});
@@ -121,7 +121,7 @@ final class Following implements LeaseWatching.Events {
 		// Acting on an event is the loop at work: while a leader renews, a watching follower
 		// never reaches its own next attempt, and must not look stalled.
 		this.loop.acted(now);
-		observe(record, now);
+		this.loop.observeVersion(record, now);
 		this.loop.tellBalancer();
 		if (!this.loop.claims.onItsWay()) {
 			this.loop.steps.abandonAttempts();
@@ -154,16 +154,6 @@ final class Following implements LeaseWatching.Events {
 		if (follows()) {
 			long now = this.loop.now();
 			this.loop.scheduleAttempt((this.watching.untilRestart(now) == 0) ? 0 : this.loop.followerDelay());
-		}
-	}
-
-	/** Takes note of a version read or told, or ({@code null}) of the Lease missing. */
-	private void observe(LeaseRecord record, long now) {
-		if (record != null) {
-			this.loop.observe(record, now);
-		}
-		else {
-			this.loop.observeAbsent(now);
 		}
 	}
 

@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.leaderelection.StepDown;
-import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.FollowerStep;
 import io.leaderelection.engine.rules.ForLifeRules;
 import io.leaderelection.engine.rules.Observation;
@@ -138,7 +137,7 @@ final class ForLifeMode implements ElectionMode {
 				observation.nextTransitions());
 		FollowerStep step = ForLifeRules.follow(sight, lock);
 		if (step instanceof FollowerStep.Wait wait) {
-			this.loop.waitFor(Math.min(this.loop.pollDelay(), wait.atMostNanos()));
+			this.loop.waitAtMost(wait.atMostNanos());
 		}
 		else if (step instanceof FollowerStep.Claim claim) {
 			this.loop.claims.claim(claim.seen(), claim.transitions());
@@ -277,17 +276,7 @@ final class ForLifeMode implements ElectionMode {
 		if (record != null && record.isOlderThan(this.loop.observation.lastSeen())) {
 			return;
 		}
-		if (record == null) {
-			this.loop.observeAbsent(now);
-		}
-		else {
-			this.loop.observe(record, now);
-		}
-		RevocationCause lost = ElectionRules.lostWhileLeading(record, this.loop.leadership.term().acquired(),
-				record != null && this.loop.ownWrites.wrote(record), this.loop.identity());
-		if (lost != null) {
-			this.loop.lostWhileLeading(lost, record);
-		}
+		this.loop.stillLeadsOn(record, now);
 	}
 
 	@Override

@@ -116,7 +116,7 @@ final class LeaseMode implements ElectionMode {
 
 	private void carryOut(FollowerStep step, long now) {
 		if (step instanceof FollowerStep.Wait wait) {
-			this.loop.waitFor(Math.min(this.loop.pollDelay(), wait.atMostNanos()));
+			this.loop.waitAtMost(wait.atMostNanos());
 		}
 		else if (step instanceof FollowerStep.WaitForTurn) {
 			this.loop.waitForTurn();
@@ -222,7 +222,7 @@ final class LeaseMode implements ElectionMode {
 	private void claimGuardedThenLease(LeaseRecord seen, int transitions) {
 		if (!this.guard.permitsClaim(this.loop.now())) {
 			// a claim at once (a claim of ours read back lost) needs it as much as any other
-			this.loop.waitFor(this.loop.pollDelay());
+			this.loop.waitAtMost(Long.MAX_VALUE);
 			return;
 		}
 		long timeout = this.loop.claims.timeout();

@@ -149,22 +149,9 @@ final class LeaseRenewals {
 				carryOut(this.rules.readFailed(failure, this.loop.leadership.gateClosesAt() - this.loop.now()), failure,
 						sequence);
 			}
-			else {
-				if (stored == null) {
-					this.loop.observeAbsent(now);
-				}
-				else {
-					this.loop.observe(stored, now);
-				}
-				RevocationCause lost = ElectionRules.lostWhileLeading(stored, this.loop.leadership.term().acquired(),
-						stored != null && this.loop.ownWrites.wrote(stored), this.identity);
-				if (lost == null) {
-					// Someone changed only what is not ours (a label, an annotation): renew on it.
-					renew(now, sequence, true);
-				}
-				else {
-					this.loop.lostWhileLeading(lost, stored);
-				}
+			else if (this.loop.stillLeadsOn(stored, now)) {
+				// Someone changed only what is not ours (a label, an annotation): renew on it.
+				renew(now, sequence, true);
 			}
 		});
 	}
