@@ -25,6 +25,7 @@ import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionRuntime;
 import io.leaderelection.engine.ElectionScheduler;
 import io.leaderelection.engine.ElectionSettings;
+import io.leaderelection.engine.ForwardingLeaseStore;
 import io.leaderelection.engine.LeaderElectionThreads;
 import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.store.LeaseRecord;
@@ -326,42 +327,6 @@ class AbsenceAcrossGapsCrudServerTests {
 
 	}
 
-	/** A store that hands every call on to another. */
-	private static class ForwardingLeaseStore implements LeaseStore {
-
-		final LeaseStore store;
-
-		ForwardingLeaseStore(LeaseStore store) {
-			this.store = store;
-		}
-
-		@Override
-		public String describe() {
-			return this.store.describe();
-		}
-
-		@Override
-		public CompletableFuture<LeaseRecord> get(Duration timeout) {
-			return this.store.get(timeout);
-		}
-
-		@Override
-		public CompletableFuture<LeaseRecord> create(LeaseRecord record, Duration timeout) {
-			return this.store.create(record, timeout);
-		}
-
-		@Override
-		public CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout) {
-			return this.store.update(record, timeout);
-		}
-
-		@Override
-		public LeaseWatch watch(LeaseWatch.Listener listener) {
-			return this.store.watch(listener);
-		}
-
-	}
-
 	/**
 	 * A replica's store as the test sees it: whether and when a read found the Lease missing, and
 	 * whether one was answered at all. A polling replica's store has no watch.
@@ -402,7 +367,7 @@ class AbsenceAcrossGapsCrudServerTests {
 
 		@Override
 		public CompletableFuture<LeaseRecord> get(Duration timeout) {
-			return this.store.get(timeout).thenApply((stored) -> {
+			return this.delegate.get(timeout).thenApply((stored) -> {
 				this.readsAnswered.incrementAndGet();
 				if (stored == null && this.firstSeenMissingAt.complete(System.nanoTime())) {
 					this.firstSeenMissing.run();
@@ -413,7 +378,7 @@ class AbsenceAcrossGapsCrudServerTests {
 
 		@Override
 		public LeaseWatch watch(LeaseWatch.Listener listener) {
-			return (this.following == Following.WATCH) ? this.store.watch(listener) : null;
+			return (this.following == Following.WATCH) ? this.delegate.watch(listener) : null;
 		}
 
 	}

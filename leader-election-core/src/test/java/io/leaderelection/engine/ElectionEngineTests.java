@@ -14,7 +14,6 @@ import io.leaderelection.LeaderStatus;
 import io.leaderelection.StepDown;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
-import io.leaderelection.store.LeaseWatch;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -1026,7 +1025,7 @@ class ElectionEngineTests {
 
 	@Test
 	void aReleaseStepThatThrowsStillEndsTheStop() {
-		Replica a = leader("a", (connection) -> new ForwardingStore(connection) {
+		Replica a = leader("a", (connection) -> new ForwardingLeaseStore(connection) {
 			@Override
 			public CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout) {
 				// an answer the engine cannot read: no record at all
@@ -1460,42 +1459,6 @@ class ElectionEngineTests {
 	private ElectionRuntime runtime(String name, Duration wallClockOffset) {
 		return new ElectionRuntime(this.time, this.time, this.time.wallClock(wallClockOffset), Runnable::run,
 				new Random(name.hashCode()));
-	}
-
-	/** A store that passes every call on to another. */
-	private static class ForwardingStore implements LeaseStore {
-
-		private final LeaseStore delegate;
-
-		ForwardingStore(LeaseStore delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public String describe() {
-			return this.delegate.describe();
-		}
-
-		@Override
-		public CompletableFuture<LeaseRecord> get(Duration timeout) {
-			return this.delegate.get(timeout);
-		}
-
-		@Override
-		public CompletableFuture<LeaseRecord> create(LeaseRecord record, Duration timeout) {
-			return this.delegate.create(record, timeout);
-		}
-
-		@Override
-		public CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout) {
-			return this.delegate.update(record, timeout);
-		}
-
-		@Override
-		public LeaseWatch watch(LeaseWatch.Listener listener) {
-			return this.delegate.watch(listener);
-		}
-
 	}
 
 	private static final class Replica implements ElectionListener {

@@ -8,13 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.store.ContainerInstance;
 import io.leaderelection.store.HolderExits;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
-import io.leaderelection.store.LeaseWatch;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -190,37 +188,10 @@ class ExitTakeoverTests {
 	}
 
 	/** The Lease as the replica sees it, whose holders' runs are the test's. */
-	private final class ProvenStore implements LeaseStore {
-
-		private final LeaseStore connection;
+	private final class ProvenStore extends ForwardingLeaseStore {
 
 		ProvenStore(LeaseStore connection) {
-			this.connection = connection;
-		}
-
-		@Override
-		public String describe() {
-			return this.connection.describe();
-		}
-
-		@Override
-		public CompletableFuture<LeaseRecord> get(Duration timeout) {
-			return this.connection.get(timeout);
-		}
-
-		@Override
-		public CompletableFuture<LeaseRecord> create(LeaseRecord record, Duration timeout) {
-			return this.connection.create(record, timeout);
-		}
-
-		@Override
-		public CompletableFuture<LeaseRecord> update(LeaseRecord record, Duration timeout) {
-			return this.connection.update(record, timeout);
-		}
-
-		@Override
-		public LeaseWatch watch(LeaseWatch.Listener listener) {
-			return this.connection.watch(listener);
+			super(connection);
 		}
 
 		@Override

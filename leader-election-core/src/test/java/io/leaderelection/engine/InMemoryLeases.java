@@ -94,7 +94,8 @@ final class InMemoryLeases {
 		return new Connection(replica);
 	}
 
-	private synchronized LeaseRecord serve(String replica, String verb, LeaseRecord record) {
+	/** Serves a replica's request as the API server would; a refusal is thrown. */
+	synchronized LeaseRecord serve(String replica, String verb, LeaseRecord record) {
 		this.requests.add(replica + " " + verb);
 		if (!"get".equals(verb) && this.beforeNextWrite != null) {
 			Runnable write = this.beforeNextWrite;

@@ -7,73 +7,41 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
-import io.leaderelection.store.LeaseConflictException;
-import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 
 /**
  * One Lease whose requests wait until a script answers them: each replica's requests queue on its
- * own connection, and the script serves the oldest against the Lease as the API server would
- * (compare-and-swap on the resourceVersion), or loses its answer. No watch: followers poll.
+ * own connection, and the script serves the oldest against the Lease ({@link InMemoryLeases}, with
+ * the API server's compare-and-swap), or loses its answer. No watch: followers poll.
  */
 final class ScriptedLeases {
 
 	private static final String LEASE = "Lease scripts/lease";
 
-	private LeaseRecord stored;
-
-	private long version;
-
-	private long objects;
+	/** The Lease itself, with the API server's compare-and-swap. */
+	private final InMemoryLeases lease = new InMemoryLeases();
 
 	/** The Lease as stored, one line; {@code missing} when there is none. */
 	String describe() {
-		return (this.stored != null) ? describe(this.stored) + ", rv " + this.stored.resourceVersion() + ", "
-				+ this.stored.uid() : "missing";
+		LeaseRecord stored = this.lease.stored();
+		return (stored != null) ? describe(stored) + ", rv " + stored.resourceVersion() + ", " + stored.uid()
+				: "missing";
 	}
 
 	/** Another client writes the Lease over whatever it holds. */
 	void overwrite(String holder) {
-		LeaseRecord base = Objects.requireNonNull(this.stored, "no Lease to overwrite");
-		this.stored = stored(base.rewrite(holder, 15, base.acquireTime(), base.renewTime(), base.leaseTransitions() + 1),
-				base.uid());
+		Objects.requireNonNull(this.lease.stored(), "no Lease to overwrite");
+		this.lease.edit((base) -> base.rewrite(holder, 15, base.acquireTime(), base.renewTime(),
+				base.leaseTransitions() + 1));
 	}
 
 	void delete() {
-		this.stored = null;
+		this.lease.delete();
 	}
 
 	Connection connect(String replica, Consumer<String> told) {
 		return new Connection(replica, told);
-	}
-
-	private LeaseRecord serve(String verb, LeaseRecord record) {
-		switch (verb) {
-			case "get":
-				return this.stored;
-			case "create":
-				if (this.stored != null) {
-					throw new LeaseConflictException(verb, LEASE, "already exists");
-				}
-				this.stored = stored(record, "uid-" + (++this.objects));
-				return this.stored;
-			default:
-				if (this.stored == null) {
-					throw new LeaseNotFoundException(verb, LEASE, "not found");
-				}
-				if (!this.stored.resourceVersion().equals(record.resourceVersion())) {
-					throw new LeaseConflictException(verb, LEASE, "the object has been modified");
-				}
-				this.stored = stored(record, this.stored.uid());
-				return this.stored;
-		}
-	}
-
-	private LeaseRecord stored(LeaseRecord record, String uid) {
-		return new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(), record.acquireTime(),
-				record.renewTime(), record.leaseTransitions(), record.preferredHolder(), uid,
-				String.valueOf(++this.version), null, record.windows());
 	}
 
 	static String describe(LeaseRecord record) {
@@ -151,7 +119,7 @@ final class ScriptedLeases {
 			}
 			LeaseRecord result;
 			try {
-				result = serve(request.verb, request.record);
+				result = ScriptedLeases.this.lease.serve(this.replica, request.verb, request.record);
 			}
 			catch (RuntimeException ex) {
 				this.told.accept(this.replica + "'s " + request.verb + " is refused: " + ex.getClass().getSimpleName()
