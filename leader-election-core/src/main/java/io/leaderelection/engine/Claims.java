@@ -5,27 +5,22 @@ import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
-import io.leaderelection.StepDown;
+import io.leaderelection.engine.rules.ClaimStep;
+import io.leaderelection.engine.rules.Claiming;
 import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.OwnWrites;
+import io.leaderelection.engine.rules.ReleaseRules;
 import io.leaderelection.engine.rules.Term;
-import io.leaderelection.store.LeaseConflictException;
-import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * This replica's claims of the Lease: the write that names it holder, the claim on its way until
- * its answer comes, and what that answer leads to: a term granted, a term given back (the
+ * Sends this replica's claims of the Lease, the writes that name it holder, and carries out what
+ * their answers lead to, as {@link Claiming} decides: a term granted, a term given back (the
  * election stopped or stepped down meanwhile), or another look at the Lease. The mode decided
- * the claim may be sent; its answer, not a watch event, decides what comes next.
+ * the claim may be sent.
  */
 final class Claims {
-
-	/** Logs as the election does, under the one category users set levels for. */
-	private static final Logger logger = LoggerFactory.getLogger(Election.class);
 
 	private final ElectionLoop loop;
 
@@ -41,11 +36,8 @@ final class Claims {
 
 	private final long renewPeriodNanos;
 
-	/** The claim on its way; read lock-free by the balancer. */
-	private volatile Claim onItsWay;
-
-	/** How many claims in a row were read back too late to lead on, and made again. */
-	private int tooLateInARow;
+	/** The claim on its way, and the claims read back too late. */
+	final Claiming<Release> claiming = new Claiming<>();
 
 	Claims(ElectionLoop loop, ElectionMode mode, LeaseStore store, ElectionSettings settings, String identity) {
 		this.loop = loop;
@@ -59,12 +51,7 @@ final class Claims {
 
 	/** Whether a claim is on its way. Lock-free. */
 	boolean onItsWay() {
-		return this.onItsWay != null;
-	}
-
-	/** The leaseTransitions the claim on its way writes; a claim must be on its way. */
-	int transitionsOnItsWay() {
-		return this.onItsWay.transitions;
+		return this.claiming.onItsWay();
 	}
 
 	/**
@@ -72,14 +59,15 @@ final class Claims {
 	 * given back, released when {@code write}; a claim must be on its way.
 	 */
 	Release giveBack(RevocationCause cause, boolean write) {
-		Claim claim = this.onItsWay;
-		if (claim.giveBack == null) {
-			claim.giveBack = this.loop.leadership.giveBackClaim(cause, write);
-		}
-		else if (write) {
-			claim.giveBack.alsoWrite();
-		}
-		return claim.giveBack;
+		return this.claiming.giveBack((made) -> {
+			if (made == null) {
+				return this.loop.leadership.giveBackClaim(cause, write);
+			}
+			if (write) {
+				made.alsoWrite();
+			}
+			return made;
+		});
 	}
 
 	/**
@@ -97,8 +85,7 @@ final class Claims {
 		Supplier<CompletableFuture<LeaseRecord>> request = (seen != null)
 				? () -> this.store.update(claimed, Duration.ofNanos(timeout))
 				: () -> this.mode.create(claimed, Duration.ofNanos(timeout));
-		Claim sent = new Claim(transitions, seen == null);
-		this.onItsWay = sent;
+		Claiming.Sent<Release> sent = this.claiming.send(transitions, seen == null);
 		this.loop.steps.call((seen != null) ? "update" : "create", request, timeout, Steps.ALWAYS,
 				(stored, failure) -> {
 					this.loop.ownWrites.refusedIf(write, failure);
@@ -112,41 +99,37 @@ final class Claims {
 	}
 
 	/** The claim was answered (or not): whatever happened meanwhile, its outcome is dealt with. */
-	private void claimed(Claim sent, long sentAt, LeaseRecord stored, Throwable failure) {
-		this.onItsWay = null;
-		if (failure != null) {
-			boolean createdWhileSeenMissing = sent.created && this.loop.observation.lastSeen() == null;
-			if (failure instanceof LeaseNotFoundException) {
+	private void claimed(Claiming.Sent<Release> sent, long sentAt, LeaseRecord stored, Throwable failure) {
+		ClaimStep<Release> step = this.claiming.answered(sent, failure, this.loop.observation.lastSeen() == null);
+		if (step instanceof ClaimStep.Refused<Release> refused) {
+			if (refused.answered()) {
 				this.loop.succeeded();
-				this.loop.observeAbsent(this.loop.now());
-			}
-			else if (failure instanceof LeaseConflictException) {
-				this.loop.succeeded();
-				if (createdWhileSeenMissing) {
-					// A create refused because the Lease exists: it was there when refused, so it has not
-					// been missing since, whatever this replica last saw.
-					this.loop.observation.existedUnseen();
-				}
 			}
 			else {
 				this.loop.failed(failure);
 			}
-			if (sent.giveBack != null) {
-				this.loop.leadership.ended(sent.giveBack, StepDown.Release.NOT_LEADER, null);
+			if (refused.leaseMissing()) {
+				this.loop.observeAbsent(this.loop.now());
+			}
+			if (refused.existedUnseen()) {
+				this.loop.observation.existedUnseen();
+			}
+			if (refused.giveBack() != null) {
+				this.loop.leadership.carryOut(refused.giveBack(), ReleaseRules.claimRefused());
 			}
 			if (this.loop.running()) {
-				this.loop.scheduleAttempt(ElectionRules.looksAgainAtOnceAfterRefusedClaim(failure, createdWhileSeenMissing)
-						? 0 : this.loop.followerDelay());
+				this.loop.scheduleAttempt(refused.looksAgainAtOnce() ? 0 : this.loop.followerDelay());
 			}
 			return;
 		}
+		Release giveBack = ((ClaimStep.Won<Release>) step).giveBack();
 		this.loop.succeeded();
 		this.loop.ownWrites.answered(stored);
 		this.loop.observe(stored, sentAt);
 		Term won = this.loop.leadership.begin(stored, sentAt);
-		if (sent.giveBack != null) {
+		if (giveBack != null) {
 			// Won after a stop or a step-down: give it back without opening the gate.
-			this.loop.leadership.giveBack(sent.giveBack, won);
+			this.loop.leadership.giveBack(giveBack, won);
 			return;
 		}
 		grant(won);
@@ -167,50 +150,13 @@ final class Claims {
 	 */
 	void grant(Term won) {
 		long now = this.loop.now();
-		if (!won.gateOpenAt(now, this.mode.gateDeadlineNanos())) {
+		if (!this.claiming.grants(won, now, this.mode.gateDeadlineNanos())) {
 			this.loop.scheduleAttempt(0);
 			return;
 		}
-		this.tooLateInARow = 0;
 		this.loop.leadership.grant(won, now);
 		this.loop.granted(won);
 		this.loop.scheduleAttempt(won.lastRenewStartNanos() + this.renewPeriodNanos - now);
-	}
-
-	/**
-	 * A version of ours, stored by a claim whose term's gate had closed already when it was read
-	 * back (the claim's answer was lost, or came too late), is claimed again.
-	 */
-	void tooLate() {
-		this.tooLateInARow++;
-	}
-
-	/**
-	 * Whether a claim made again because the one before was read back too late was itself read
-	 * back too late: a link slower than the renew deadline, whose claims, made again and again,
-	 * would keep the Lease changing so that no follower ever sees it expire. Its version then
-	 * waits to expire like anybody's.
-	 */
-	boolean claimedAgainTooLate() {
-		return this.tooLateInARow > 0;
-	}
-
-	/** A claim on its way, and what to do with it if it succeeds after a stop or a step-down. */
-	private static final class Claim {
-
-		/** The leaseTransitions the claim writes. */
-		private final int transitions;
-
-		/** Whether the claim creates the Lease, which this replica last saw missing. */
-		private final boolean created;
-
-		private Release giveBack;
-
-		Claim(int transitions, boolean created) {
-			this.transitions = transitions;
-			this.created = created;
-		}
-
 	}
 
 }

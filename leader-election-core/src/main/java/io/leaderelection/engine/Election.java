@@ -230,7 +230,7 @@ final class Election {
 				return lastStepDown();
 			}
 			if (this.loop.claims.onItsWay()) {
-				this.loop.stayOut.begin(now, expired, this.loop.claims.transitionsOnItsWay());
+				this.loop.stayOut.begin(now, expired, this.loop.claims.claiming.transitionsOnItsWay());
 				return this.loop.claims.giveBack(cause, true).describe();
 			}
 			return notLeader();

@@ -71,8 +71,13 @@ interface ElectionMode {
 	/** Creates the Lease held by this candidate, from a claim of a missing Lease. */
 	CompletableFuture<LeaseRecord> create(LeaseRecord claimed, Duration timeout);
 
-	/** Releases the drained term; the release must still be written, the Lease still ours. */
-	void releaseDrained(Release release);
+	/** Whether the mode gives up what guards its claims (an older election's key) before a release. */
+	boolean guardsClaims();
+
+	/** Gives up what guards the claims, if this replica holds it; only a mode that {@link #guardsClaims()}. */
+	default CompletableFuture<Void> giveUpGuarded(Duration timeout) {
+		throw new UnsupportedOperationException("Nothing guards this mode's claims");
+	}
 
 	/** Why a drained term whose release-on-shutdown is off is not released. */
 	String notReleasedBecause();

@@ -6,11 +6,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.leaderelection.StepDown;
 import io.leaderelection.engine.rules.FollowerStep;
 import io.leaderelection.engine.rules.ForLifeRules;
 import io.leaderelection.engine.rules.Observation;
 import io.leaderelection.engine.rules.OwnerLiveness;
+import io.leaderelection.engine.rules.ReleaseRules;
 import io.leaderelection.engine.rules.Sight;
 import io.leaderelection.store.ForLifeLockStore;
 import io.leaderelection.store.LeaseConflictException;
@@ -297,8 +297,8 @@ final class ForLifeMode implements ElectionMode {
 	}
 
 	@Override
-	public void releaseDrained(Release release) {
-		this.loop.leadership.writeRelease(release, true);
+	public boolean guardsClaims() {
+		return false;
 	}
 
 	@Override
@@ -314,13 +314,8 @@ final class ForLifeMode implements ElectionMode {
 	@Override
 	public void released(Release release, LeaseRecord stored, long timeoutNanos) {
 		this.loop.steps.call("delete", () -> this.store.delete(stored, Duration.ofNanos(timeoutNanos)), timeoutNanos,
-				Steps.ALWAYS, (ignored, failure) -> {
-					boolean stillThere = failure != null && !(failure instanceof LeaseNotFoundException)
-							&& !(failure instanceof LeaseConflictException);
-					this.loop.leadership.ended(release, StepDown.Release.WRITTEN, stillThere ? "released; the lock could not be "
-							+ "deleted: " + failure.getMessage() + "; a follower replaces it" : null);
-				}, (ex) -> this.loop.leadership.ended(release, StepDown.Release.WRITTEN,
-						"released; the lock could not be deleted: " + ex));
+				Steps.ALWAYS, (ignored, failure) -> this.loop.leadership.carryOut(release, ReleaseRules.lockDeleted(failure)),
+				(ex) -> this.loop.leadership.carryOut(release, ReleaseRules.lockDeleted(ex)));
 	}
 
 	/** A renew deadline: a lock has no gate deadline to keep within, and is deleted after its release. */

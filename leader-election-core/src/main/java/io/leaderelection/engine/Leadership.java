@@ -8,9 +8,10 @@ import java.util.concurrent.Executor;
 
 import io.leaderelection.StepDown;
 import io.leaderelection.engine.rules.ElectionRules;
+import io.leaderelection.engine.rules.ReleaseRules;
+import io.leaderelection.engine.rules.ReleaseStep;
 import io.leaderelection.engine.rules.StayOut;
 import io.leaderelection.engine.rules.Term;
-import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 import org.slf4j.Logger;
@@ -209,15 +210,14 @@ final class Leadership {
 	void giveBack(Release release, Term won) {
 		this.term = won.closed();
 		release.termNumber = won.number();
-		if (release.write) {
-			long renewPeriod = this.loop.settings().renewPeriod().toNanos();
-			this.loop.scheduleAttempt(won.lastRenewStartNanos() + renewPeriod - this.loop.now());
-			releaseOnceDrained(release, this.work.callsEnded());
+		ReleaseStep leftToExpire = ReleaseRules.claimWonWhileStopping(release.write);
+		if (leftToExpire != null) {
+			carryOut(release, leftToExpire);
+			return;
 		}
-		else {
-			drop();
-			ended(release, StepDown.Release.NOT_WRITTEN, "a claim won while stopping is left to expire");
-		}
+		long renewPeriod = this.loop.settings().renewPeriod().toNanos();
+		this.loop.scheduleAttempt(won.lastRenewStartNanos() + renewPeriod - this.loop.now());
+		releaseOnceDrained(release, this.work.callsEnded());
 	}
 
 	private void track(Release release) {
@@ -231,17 +231,8 @@ final class Leadership {
 			return;
 		}
 		release.settled = true;
-		if (!holds(release)) {
-			ended(release, StepDown.Release.NOT_WRITTEN, "leadership was lost before the leader work ended");
-		}
-		else if (!release.write) {
-			drop();
-			ended(release, StepDown.Release.NOT_WRITTEN,
-					"not released (release-on-shutdown is off): " + this.mode.notReleasedBecause());
-		}
-		else {
-			this.mode.releaseDrained(release);
-		}
+		carryOut(release, ReleaseRules.drained(holds(release), release.write, this.mode.guardsClaims(),
+				this.mode.notReleasedBecause()));
 	}
 
 	private void drainRanOut(Release release) {
@@ -253,20 +244,52 @@ final class Leadership {
 			List<String> calls = this.work.callsUnderWay();
 			String stillRunning = calls.size() + " leader-only call(s) still running after the drain timeout of "
 					+ Duration.ofNanos(this.drainTimeoutNanos).toMillis() + " ms; ";
-			if (this.mode.keepsTermUntilWorkEnds()) {
+			ReleaseStep next = ReleaseRules.drainRanOut(holds(release), this.mode.keepsTermUntilWorkEnds(), stillRunning);
+			if (next == null) {
 				release.detail = stillRunning + "the lock is deleted once they end";
 				logger.warn("{} keeps {} of election '{}' until its leader work ends: {}: {}", this.loop.identity(),
 						this.store.describe(), this.election, release.detail, calls);
 				return;
 			}
 			release.settled = true;
-			String detail = stillRunning + "the Lease expires a lease duration after its last renewal";
 			logger.warn("{} does not release {} of election '{}': {}: {}", this.loop.identity(), this.store.describe(),
-					this.election, detail, calls);
-			if (holds(release)) {
+					this.election, ((ReleaseStep.Ended) next).detail(), calls);
+			carryOut(release, next);
+		}
+	}
+
+	/** Carries out a step of the release, as {@link ReleaseRules} decided it. */
+	void carryOut(Release release, ReleaseStep step) {
+		if (step instanceof ReleaseStep.Ended ended) {
+			if (ended.dropsTerm()) {
 				drop();
 			}
-			ended(release, StepDown.Release.NOT_WRITTEN, detail);
+			ended(release, ended.outcome(), ended.detail());
+		}
+		else if (step instanceof ReleaseStep.GiveUpGuarded) {
+			giveUpGuarded(release);
+		}
+		else if (step instanceof ReleaseStep.Write write) {
+			writeRelease(release, write.rereadOnConflict());
+		}
+		else if (step instanceof ReleaseStep.Reread) {
+			rereadBeforeRelease(release);
+		}
+		else {
+			throw new IllegalStateException("Not a step to carry out here: " + step);
+		}
+	}
+
+	/** Gives up what guards the claim once drained (old replicas may take it at once), then releases. */
+	private void giveUpGuarded(Release release) {
+		long timeout = Math.max(1, this.mode.releaseTimeLeft(this.loop.now()));
+		CompletableFuture<Void> givenUp = this.mode.giveUpGuarded(Duration.ofNanos(timeout));
+		if (givenUp.isDone() && !givenUp.isCompletedExceptionally()) {
+			carryOut(release, ReleaseRules.guardGivenUp(holds(release)));
+		}
+		else {
+			givenUp.whenComplete((ignored, failure) -> this.loop.steps
+				.later(() -> carryOut(release, ReleaseRules.guardGivenUp(holds(release)))));
 		}
 	}
 
@@ -274,13 +297,12 @@ final class Leadership {
 	 * Writes the release as client-go does: no holder and a lease duration of one second, so
 	 * followers take over at once; renewals stop first, so that the two never race.
 	 */
-	void writeRelease(Release release, boolean retryOnConflict) {
+	private void writeRelease(Release release, boolean rereadOnConflict) {
 		Steps steps = this.loop.steps;
 		steps.abandonAttempts();
 		long remaining = this.mode.releaseTimeLeft(this.loop.now());
-		if (remaining <= 0) {
-			drop();
-			ended(release, StepDown.Release.NOT_WRITTEN, "the renew deadline passed before the release");
+		if (ReleaseRules.beforeWrite(remaining, rereadOnConflict) instanceof ReleaseStep.Ended ended) {
+			carryOut(release, ended);
 			return;
 		}
 		LeaseRecord seen = this.loop.observation.lastSeen();
@@ -289,21 +311,19 @@ final class Leadership {
 			.withWindows(this.windows.toWrite(this.loop.now()));
 		steps.call("update", () -> this.store.update(released, Duration.ofNanos(remaining)), remaining, Steps.ALWAYS,
 				(stored, failure) -> {
-					if (failure == null) {
+					ReleaseStep next = ReleaseRules.written(failure, rereadOnConflict);
+					if (next instanceof ReleaseStep.Released) {
 						this.loop.observe(stored, this.loop.now());
 						drop();
 						logger.info("{} released {} of election '{}'", this.loop.identity(), this.store.describe(),
 								this.election);
 						this.mode.released(release, stored, remaining);
+						return;
 					}
-					else if (failure instanceof LeaseConflictException && retryOnConflict) {
-						rereadBeforeRelease(release);
-					}
-					else {
+					if (next instanceof ReleaseStep.Ended) {
 						this.loop.failed(failure);
-						drop();
-						ended(release, StepDown.Release.NOT_WRITTEN, "the release failed: " + failure.getMessage());
 					}
+					carryOut(release, next);
 				}, (ex) -> releaseFailed(release, ex));
 	}
 
@@ -317,28 +337,19 @@ final class Leadership {
 				(stored, failure) -> {
 					// the term may have been lost meanwhile (a for-life leader's watch), and another won
 					boolean held = holds(release);
-					if (failure == null && stored != null && held
-							&& ElectionRules.ofTheTerm(stored, this.term.acquired(), this.loop.ownWrites.wrote(stored))) {
+					boolean ofTheTerm = failure == null && stored != null && held
+							&& ElectionRules.ofTheTerm(stored, this.term.acquired(), this.loop.ownWrites.wrote(stored));
+					if (stored != null) {
 						this.loop.observe(stored, this.loop.now());
-						writeRelease(release, false);
 					}
-					else {
-						if (stored != null) {
-							this.loop.observe(stored, this.loop.now());
-						}
-						if (held) {
-							drop();
-						}
-						ended(release, StepDown.Release.NOT_WRITTEN, "the Lease no longer holds the term being released");
-					}
+					carryOut(release, ReleaseRules.reread(held, ofTheTerm));
 				}, (ex) -> releaseFailed(release, ex));
 	}
 
 	private void releaseFailed(Release release, RuntimeException ex) {
 		logger.error("Releasing {} of election '{}' failed", this.store.describe(), this.election, ex);
 		this.loop.failed(ex);
-		drop();
-		ended(release, StepDown.Release.NOT_WRITTEN, "the release failed: " + ex);
+		carryOut(release, ReleaseRules.threw(ex));
 	}
 
 	/** Whether the given release is of the term held now. */
@@ -351,7 +362,7 @@ final class Leadership {
 	 * The release is over, written or not: after a step-down, stay out from now for the mode's
 	 * stay-out; campaign again.
 	 */
-	void ended(Release release, StepDown.Release outcome, String detail) {
+	private void ended(Release release, StepDown.Release outcome, String detail) {
 		if (release.cause == RevocationCause.STEPPED_DOWN) {
 			this.stayOut.restartIfActive(this.loop.now(), this.mode.stayOutAfterRelease());
 		}

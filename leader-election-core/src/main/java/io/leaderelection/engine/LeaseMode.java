@@ -9,6 +9,7 @@ import io.leaderelection.engine.rules.FollowerStep;
 import io.leaderelection.engine.rules.LeaseRules;
 import io.leaderelection.engine.rules.Observation;
 import io.leaderelection.engine.rules.OwnWrites;
+import io.leaderelection.engine.rules.ReleaseStep;
 import io.leaderelection.engine.rules.Sight;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseRecord;
@@ -111,7 +112,7 @@ final class LeaseMode implements ElectionMode {
 		OwnWrites.Sent ownClaim = (judged && this.loop.campaigning()) ? this.loop.ownWrites.sinceLastTerm(seen) : null;
 		Long ownClaimSentAt = (ownClaim != null) ? ownClaim.sentAtNanos() : null;
 		String holderExited = judged ? this.exitTakeover.holderEnded(seen, this.identity) : null;
-		carryOut(this.rules.follow(sight, now, ownClaimSentAt, this.loop.claims.claimedAgainTooLate(), holderExited), now);
+		carryOut(this.rules.follow(sight, now, ownClaimSentAt, this.loop.claims.claiming.claimedAgainTooLate(), holderExited), now);
 	}
 
 	private void carryOut(FollowerStep step, long now) {
@@ -147,7 +148,7 @@ final class LeaseMode implements ElectionMode {
 			case READ_BACK_TOO_LATE -> {
 				this.loop.ownWrites.answered(seen);
 				this.loop.succeeded();
-				this.loop.claims.tooLate();
+				this.loop.claims.claiming.tooLate();
 			}
 			case EXPIRED -> this.loop.oneWriter.end("its last version naming '" + this.identity + "' expired");
 			case HOLDER_EXITED -> logger.info("{} claims {} of election '{}' held by '{}' at once: {}", this.identity,
@@ -307,31 +308,20 @@ final class LeaseMode implements ElectionMode {
 		return this.store.create(claimed, timeout);
 	}
 
-	/** Gives up what the guard guards once drained (old replicas may take it at once), then releases. */
 	@Override
-	public void releaseDrained(Release release) {
-		CompletableFuture<Void> removed = this.guard
-			.removeIfOurs(Duration.ofNanos(Math.max(1, releaseTimeLeft(this.loop.now()))));
-		if (removed.isDone() && !removed.isCompletedExceptionally()) {
-			releaseAfterGuard(release, null);
-		}
-		else {
-			removed.whenComplete((ignored, failure) -> this.loop.steps.later(() -> releaseAfterGuard(release, failure)));
-		}
+	public boolean guardsClaims() {
+		return true;
 	}
 
-	private void releaseAfterGuard(Release release, Throwable failure) {
-		if (failure != null) {
-			logger.warn("{} could not remove {} before releasing {}: {}", this.identity, this.guard.describe(),
-					this.store.describe(), failure.toString());
-		}
-		if (!this.loop.leadership.holds(release)) {
-			this.loop.leadership.ended(release, StepDown.Release.NOT_WRITTEN,
-					"leadership was lost before the release");
-		}
-		else {
-			this.loop.leadership.writeRelease(release, true);
-		}
+	/** What the guard guards is given up once drained: old replicas may take it at once. */
+	@Override
+	public CompletableFuture<Void> giveUpGuarded(Duration timeout) {
+		return this.guard.removeIfOurs(timeout).whenComplete((ignored, failure) -> {
+			if (failure != null) {
+				logger.warn("{} could not remove {} before releasing {}: {}", this.identity, this.guard.describe(),
+						this.store.describe(), failure.toString());
+			}
+		});
 	}
 
 	@Override
@@ -341,7 +331,7 @@ final class LeaseMode implements ElectionMode {
 
 	@Override
 	public void released(Release release, LeaseRecord stored, long timeoutNanos) {
-		this.loop.leadership.ended(release, StepDown.Release.WRITTEN, null);
+		this.loop.leadership.carryOut(release, ReleaseStep.ended(false, StepDown.Release.WRITTEN, null));
 	}
 
 	/**

@@ -1,0 +1,117 @@
+package io.leaderelection.engine.rules;
+
+import java.util.function.Function;
+
+import io.leaderelection.store.LeaseConflictException;
+import io.leaderelection.store.LeaseNotFoundException;
+
+/**
+ * This replica's claims of the Lease: the one on its way, and how many in a row were read back
+ * too late to lead on. A claim's answer, not a watch event, decides what comes next
+ * ({@link #answered}): a term won, granted unless its gate closed already, or given back when
+ * the election stopped or stepped down meanwhile; or another look at the Lease. Guarded by the
+ * election's lock, but for what is read lock-free.
+ * @param <R> the release that gives back a term won after a stop or a step-down
+ */
+public final class Claiming<R> {
+
+	/** The claim on its way; read lock-free by the balancer and the status. */
+	private volatile Sent<R> onItsWay;
+
+	/** How many claims in a row were read back too late to lead on, and made again. */
+	private int tooLateInARow;
+
+	/** A claim writing these leaseTransitions is sent; {@code creates} when it creates the Lease. */
+	public Sent<R> send(int transitions, boolean creates) {
+		Sent<R> sent = new Sent<>(transitions, creates);
+		this.onItsWay = sent;
+		return sent;
+	}
+
+	/** Whether a claim is on its way. Lock-free. */
+	public boolean onItsWay() {
+		return this.onItsWay != null;
+	}
+
+	/** The leaseTransitions the claim on its way writes; a claim must be on its way. */
+	public int transitionsOnItsWay() {
+		return this.onItsWay.transitions;
+	}
+
+	/**
+	 * The election stops or steps down while the claim is on its way: the term it may win is to
+	 * be given back, by the release made for it, or by the one made before when there is one.
+	 * @param release makes the release, given whether one was made already
+	 */
+	public R giveBack(Function<R, R> release) {
+		Sent<R> sent = this.onItsWay;
+		sent.giveBack = release.apply(sent.giveBack);
+		return sent.giveBack;
+	}
+
+	/**
+	 * The claim was answered, or failed: what that leads to, whatever happened meanwhile.
+	 * @param failure {@code null} when it was stored
+	 * @param leaseSeenMissing whether this replica last saw the Lease missing
+	 */
+	public ClaimStep<R> answered(Sent<R> sent, Throwable failure, boolean leaseSeenMissing) {
+		this.onItsWay = null;
+		if (failure == null) {
+			return new ClaimStep.Won<>(sent.giveBack);
+		}
+		boolean createdWhileSeenMissing = sent.creates && leaseSeenMissing;
+		// A create refused because the Lease exists: it was there when refused, so it has not been
+		// missing since, whatever this replica last saw.
+		return new ClaimStep.Refused<>(failure instanceof LeaseNotFoundException,
+				failure instanceof LeaseConflictException && createdWhileSeenMissing,
+				failure instanceof LeaseNotFoundException || failure instanceof LeaseConflictException,
+				ElectionRules.looksAgainAtOnceAfterRefusedClaim(failure, createdWhileSeenMissing), sent.giveBack);
+	}
+
+	/**
+	 * Whether the gate of a term won opens: not when the write took longer than the gate's
+	 * deadline (the Lease is ours then, and the next look reads it and decides).
+	 */
+	public boolean grants(Term won, long now, long gateDeadlineNanos) {
+		if (!won.gateOpenAt(now, gateDeadlineNanos)) {
+			return false;
+		}
+		this.tooLateInARow = 0;
+		return true;
+	}
+
+	/**
+	 * A version of ours, stored by a claim whose term's gate had closed already when it was read
+	 * back (the claim's answer was lost, or came too late), is claimed again.
+	 */
+	public void tooLate() {
+		this.tooLateInARow++;
+	}
+
+	/**
+	 * Whether a claim made again because the one before was read back too late was itself read
+	 * back too late: a link slower than the renew deadline, whose claims, made again and again,
+	 * would keep the Lease changing so that no follower ever sees it expire. Its version then
+	 * waits to expire like anybody's.
+	 */
+	public boolean claimedAgainTooLate() {
+		return this.tooLateInARow > 0;
+	}
+
+	/** A claim on its way, and the release that gives its term back if it wins after a stop or a step-down. */
+	public static final class Sent<R> {
+
+		private final int transitions;
+
+		private final boolean creates;
+
+		private R giveBack;
+
+		private Sent(int transitions, boolean creates) {
+			this.transitions = transitions;
+			this.creates = creates;
+		}
+
+	}
+
+}
