@@ -36,9 +36,6 @@ final class Claims {
 
 	private final long renewPeriodNanos;
 
-	/** The claim on its way, and the claims read back too late. */
-	final Claiming<Release> claiming = new Claiming<>();
-
 	Claims(ElectionLoop loop, ElectionMode mode, LeaseStore store, ElectionSettings settings, String identity) {
 		this.loop = loop;
 		this.mode = mode;
@@ -51,7 +48,7 @@ final class Claims {
 
 	/** Whether a claim is on its way. Lock-free. */
 	boolean onItsWay() {
-		return this.claiming.onItsWay();
+		return this.loop.core.claiming().onItsWay();
 	}
 
 	/**
@@ -59,7 +56,7 @@ final class Claims {
 	 * given back, released when {@code write}; a claim must be on its way.
 	 */
 	Release giveBack(RevocationCause cause, boolean write) {
-		return this.claiming.giveBack((made) -> {
+		return this.loop.core.claiming().giveBack((made) -> {
 			if (made == null) {
 				return this.loop.leadership.giveBackClaim(cause, write);
 			}
@@ -80,15 +77,15 @@ final class Claims {
 		LeaseRecord claimed = ((seen != null) ? seen.rewrite(this.identity, duration, wallNow, wallNow, transitions)
 				: LeaseRecord.of(this.identity, duration, wallNow, wallNow, transitions))
 			.withWindows(this.loop.leadership.windows.toWrite(sentAt));
-		OwnWrites.Sent write = this.loop.ownWrites.sent(claimed, sentAt);
+		OwnWrites.Sent write = this.loop.core.ownWrites().sent(claimed, sentAt);
 		long timeout = timeout();
 		Supplier<CompletableFuture<LeaseRecord>> request = (seen != null)
 				? () -> this.store.update(claimed, Duration.ofNanos(timeout))
 				: () -> this.mode.create(claimed, Duration.ofNanos(timeout));
-		Claiming.Sent<Release> sent = this.claiming.send(transitions, seen == null);
+		Claiming.Sent<Release> sent = this.loop.core.claiming().send(transitions, seen == null);
 		this.loop.steps.call((seen != null) ? "update" : "create", request, timeout, Steps.ALWAYS,
 				(stored, failure) -> {
-					this.loop.ownWrites.refusedIf(write, failure);
+					this.loop.core.ownWrites().refusedIf(write, failure);
 					claimed(sent, sentAt, stored, failure);
 				}, (ex) -> claimed(sent, sentAt, null, ex));
 	}
@@ -100,7 +97,7 @@ final class Claims {
 
 	/** The claim was answered (or not): whatever happened meanwhile, its outcome is dealt with. */
 	private void claimed(Claiming.Sent<Release> sent, long sentAt, LeaseRecord stored, Throwable failure) {
-		ClaimStep<Release> step = this.claiming.answered(sent, failure, this.loop.observation.lastSeen() == null);
+		ClaimStep<Release> step = this.loop.core.claiming().answered(sent, failure, this.loop.core.observation().lastSeen() == null);
 		if (step instanceof ClaimStep.Refused<Release> refused) {
 			if (refused.answered()) {
 				this.loop.succeeded();
@@ -112,7 +109,7 @@ final class Claims {
 				this.loop.observeAbsent(this.loop.now());
 			}
 			if (refused.existedUnseen()) {
-				this.loop.observation.existedUnseen();
+				this.loop.core.observation().existedUnseen();
 			}
 			if (refused.giveBack() != null) {
 				this.loop.leadership.carryOut(refused.giveBack(), ReleaseRules.claimRefused());
@@ -124,7 +121,7 @@ final class Claims {
 		}
 		Release giveBack = ((ClaimStep.Won<Release>) step).giveBack();
 		this.loop.succeeded();
-		this.loop.ownWrites.answered(stored);
+		this.loop.core.ownWrites().answered(stored);
 		this.loop.observe(stored, sentAt);
 		Term won = this.loop.leadership.begin(stored, sentAt);
 		if (giveBack != null) {
@@ -150,7 +147,7 @@ final class Claims {
 	 */
 	void grant(Term won) {
 		long now = this.loop.now();
-		if (!this.claiming.grants(won, now, this.mode.gateDeadlineNanos())) {
+		if (!this.loop.core.claiming().grants(won, now, this.mode.gateDeadlineNanos())) {
 			this.loop.scheduleAttempt(0);
 			return;
 		}

@@ -67,7 +67,7 @@ final class Election {
 	 */
 	String holderAt(long now) {
 		return (this.loop.leadership.term() != null || this.loop.claims.onItsWay()) ? this.loop.identity()
-				: this.loop.observation.liveHolderAt(now);
+				: this.loop.core.observation().liveHolderAt(now);
 	}
 
 	/** The gate: a term held and open, its last successful write sent less than a renew deadline ago. */
@@ -83,7 +83,7 @@ final class Election {
 	LeaderStatus status() {
 		Term held = this.loop.leadership.term();
 		boolean leader = this.loop.leadership.isLeader(this.loop.now());
-		LeaseRecord seen = this.loop.observation.lastSeen();
+		LeaseRecord seen = this.loop.core.observation().lastSeen();
 		String problem = this.loop.mode().problem();
 		Spreading balancing = this.loop.balancer;
 		return new LeaderStatus(this.settings.name(), this.settings.namespace(), this.settings.leaseName(), leader,
@@ -223,14 +223,14 @@ final class Election {
 			long expired = this.settings.renewDeadline().toNanos() + this.settings.leaseDuration().toNanos();
 			Term held = this.loop.leadership.term();
 			if (held != null && held.gateOpen()) {
-				this.loop.stayOut.begin(now, this.drainTimeoutNanos + expired, held.acquired().transitions());
+				this.loop.core.stayOut().begin(now, this.drainTimeoutNanos + expired, held.acquired().transitions());
 				return this.loop.leadership.finish(cause, true).describe();
 			}
 			if (held != null) {
 				return lastStepDown();
 			}
 			if (this.loop.claims.onItsWay()) {
-				this.loop.stayOut.begin(now, expired, this.loop.claims.claiming.transitionsOnItsWay());
+				this.loop.core.stayOut().begin(now, expired, this.loop.core.claiming().transitionsOnItsWay());
 				return this.loop.claims.giveBack(cause, true).describe();
 			}
 			return notLeader();

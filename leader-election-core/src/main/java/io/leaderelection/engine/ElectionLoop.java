@@ -4,11 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Executor;
 
+import io.leaderelection.engine.rules.ElectionCore;
 import io.leaderelection.engine.rules.ElectionRules;
-import io.leaderelection.engine.rules.Observation;
-import io.leaderelection.engine.rules.OwnWrites;
 import io.leaderelection.engine.rules.Sight;
-import io.leaderelection.engine.rules.StayOut;
 import io.leaderelection.engine.rules.Term;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
@@ -51,18 +49,14 @@ final class ElectionLoop {
 
 	private final long retryPeriodNanos;
 
-	final Observation observation;
-
-	final OwnWrites ownWrites;
+	/** The state the election decides on, and its rules. */
+	final ElectionCore<Release> core;
 
 	final OneWriter oneWriter;
 
 	private final ElectionMode mode;
 
 	final Leadership leadership;
-
-	/** Staying out after giving a term up; guarded by this. */
-	final StayOut stayOut = new StayOut();
 
 	final Following following;
 
@@ -99,14 +93,12 @@ final class ElectionLoop {
 				this.retryPeriodNanos / PAUSE_DIVISOR, this::paused);
 		this.steps = new Steps(this, scheduler, runtime.monotonicClock(), store.describe(), this::attempt);
 		long longestFollowerDelay = (long) (this.retryPeriodNanos * (1 + FOLLOWER_JITTER));
-		this.observation = new Observation(settings.leaseDuration(),
+		this.core = new ElectionCore<>(identity, settings.leaseDuration(),
 				Duration.ofNanos(longestFollowerDelay + this.renewDeadlineNanos));
-		this.ownWrites = new OwnWrites(identity);
 		this.oneWriter = new OneWriter(identity, settings.name(), store.describe());
 		this.mode = (settings.forLife() != null) ? ForLifeMode.of(this, settings, store, migrationKey)
 				: new LeaseMode(this, settings, identity, store, (migrationKey != null) ? migrationKey : ClaimGuard.NONE);
-		this.leadership = new Leadership(this, this.mode, store, work, workLane, listener, listenerLane, drainTimeout,
-				this.stayOut);
+		this.leadership = new Leadership(this, this.mode, store, work, workLane, listener, listenerLane, drainTimeout);
 		this.following = new Following(this, store, scheduler, this.renewDeadlineNanos, this.retryPeriodNanos);
 		this.claims = new Claims(this, this.mode, store, settings, identity);
 	}
@@ -118,9 +110,6 @@ final class ElectionLoop {
 	ElectionSettings settings() {
 		return this.settings;
 	}
-
-
-
 
 	/** What the mode follows besides the Lease changed (the key of an older election). */
 	synchronized void followedChanged() {
@@ -139,7 +128,8 @@ final class ElectionLoop {
 			if (this.leadership.term() != null) {
 				this.mode.lead(now, sequence);
 			}
-			else if (this.mode.decidesOnWatchAlone() && this.observation.watched() && this.observation.current()) {
+			else if (this.mode.decidesOnWatchAlone() && this.core.observation().watched()
+					&& this.core.observation().current()) {
 				this.mode.decide(now);
 			}
 			else {
@@ -206,7 +196,7 @@ final class ElectionLoop {
 
 	/** How long a follower waits before reading again when nothing else wakes it. */
 	long pollDelay() {
-		return this.observation.watched() ? Long.MAX_VALUE : followerDelay();
+		return this.core.observation().watched() ? Long.MAX_VALUE : followerDelay();
 	}
 
 	/** A term was granted: a follower's watch ends unless the mode watches while leading. */
@@ -250,8 +240,7 @@ final class ElectionLoop {
 	 */
 	boolean stillLeadsOn(LeaseRecord seen, long now) {
 		observeVersion(seen, now);
-		RevocationCause lost = ElectionRules.lostWhileLeading(seen, this.leadership.term().acquired(),
-				seen != null && this.ownWrites.wrote(seen), this.identity);
+		RevocationCause lost = this.core.lostWhileLeading(seen, this.leadership.term());
 		if (lost == RevocationCause.IDENTITY_CONFLICT) {
 			this.oneWriter.conflictSeen(seen);
 		}
@@ -266,7 +255,7 @@ final class ElectionLoop {
 	 * leadership, which has let go of the term.
 	 */
 	void termDropped() {
-		this.ownWrites.termEnded();
+		this.core.ownWrites().termEnded();
 		tellBalancer();
 		this.steps.abandonAttempts();
 		if (!this.running) {
@@ -280,7 +269,6 @@ final class ElectionLoop {
 			scheduleAttempt(followerDelay());
 		}
 	}
-
 
 	// ---- steps
 
@@ -305,24 +293,28 @@ final class ElectionLoop {
 	private synchronized void paused(long lateNanos) {
 		logger.debug("Election '{}' ran a step {} ms late: what it observed before has a gap", this.settings.name(),
 				Duration.ofNanos(lateNanos).toMillis());
-		this.observation.gap();
+		this.core.observation().gap();
 	}
 
 	// ---- what was observed
 
 	/** What a follower has seen at the given moment, for its mode's rules to decide on. */
 	Sight sight(long now) {
-		return Sight.of(this.observation, this.stayOut, this.oneWriter.conflict() != null, this.identity, now);
+		return this.core.sight(now, writerConflict());
+	}
+
+	/** Whether another process was seen writing under this replica's identity. */
+	boolean writerConflict() {
+		return this.oneWriter.conflict() != null;
 	}
 
 	/** Takes note of a version read, written or told, unless a newer one was seen already. */
 	void observe(LeaseRecord record, long at) {
-		if (this.observation.observe(record, at)) {
-			this.oneWriter.notice(record, this.ownWrites);
-			this.stayOut.noticeTakeover(record, this.identity);
+		if (this.core.observe(record, at)) {
+			this.oneWriter.notice(record, this.core.ownWrites());
 			if (this.leadership.term() == null) {
 				// counted from when the version was first seen, however often it is read again
-				this.leadership.windows.observed(record.windows(), this.observation.observedAtNanos());
+				this.leadership.windows.observed(record.windows(), this.core.observation().observedAtNanos());
 			}
 		}
 	}
@@ -339,7 +331,7 @@ final class ElectionLoop {
 
 	/** Takes note that the Lease is missing, however that was learned. */
 	void observeAbsent(long at) {
-		this.observation.observeAbsent(at);
+		this.core.observation().observeAbsent(at);
 		this.oneWriter.leaseMissing();
 	}
 
@@ -353,7 +345,7 @@ final class ElectionLoop {
 
 	/** A call failed: it ends any unbroken observation, and counts in the election's health. */
 	void failed(Throwable failure) {
-		this.observation.gap();
+		this.core.observation().gap();
 		this.failureLog.failed(failure, now());
 	}
 

@@ -83,13 +83,13 @@ final class Following implements LeaseWatching.Events {
 	 * is on its way, since its answer may show the Lease changed, and only where the mode allows.
 	 */
 	boolean mayDecideAgain(long now) {
-		return follows() && this.loop.mode().mayDecideAgain() && this.loop.observation.anythingSeen()
-				&& !this.loop.steps.lookPending() && this.loop.stayOut.leftAt(now) == 0;
+		return follows() && this.loop.mode().mayDecideAgain() && this.loop.core.observation().anythingSeen()
+				&& !this.loop.steps.lookPending() && this.loop.core.stayOut().leftAt(now) == 0;
 	}
 
 	void stopWatching() {
 		this.watching.stop();
-		this.loop.observation.watchClosed();
+		this.loop.core.observation().watchClosed();
 	}
 
 	/** Whether the loop follows as a follower: it runs, holds no term, and has no claim on its way. */
@@ -100,7 +100,7 @@ final class Following implements LeaseWatching.Events {
 	/** The server accepted the watch: read once more, for what changed while it was opening. */
 	@Override
 	public void watchOpened() {
-		this.loop.observation.watchOpened(this.loop.now());
+		this.loop.core.observation().watchOpened(this.loop.now());
 		if (follows()) {
 			this.loop.scheduleAttempt(0);
 		}
@@ -137,7 +137,7 @@ final class Following implements LeaseWatching.Events {
 	@Override
 	public void watchedDeletion(LeaseRecord lastVersion) {
 		Term held = this.loop.leadership.term();
-		LeaseRecord seen = this.loop.observation.lastSeen();
+		LeaseRecord seen = this.loop.core.observation().lastSeen();
 		LeaseRecord known = (seen != null) ? seen : (held != null) ? held.acquired() : null;
 		if (lastVersion == null || !lastVersion.isOtherObjectThan(known)) {
 			watched(null);
@@ -150,7 +150,7 @@ final class Following implements LeaseWatching.Events {
 	 */
 	@Override
 	public void watchEnded() {
-		this.loop.observation.watchEnded();
+		this.loop.core.observation().watchEnded();
 		if (follows()) {
 			long now = this.loop.now();
 			this.loop.scheduleAttempt((this.watching.untilRestart(now) == 0) ? 0 : this.loop.followerDelay());

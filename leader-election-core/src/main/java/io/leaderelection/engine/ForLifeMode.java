@@ -8,10 +8,8 @@ import java.util.concurrent.TimeoutException;
 
 import io.leaderelection.engine.rules.FollowerStep;
 import io.leaderelection.engine.rules.ForLifeRules;
-import io.leaderelection.engine.rules.Observation;
 import io.leaderelection.engine.rules.OwnerLiveness;
 import io.leaderelection.engine.rules.ReleaseRules;
-import io.leaderelection.engine.rules.Sight;
 import io.leaderelection.store.ForLifeLockStore;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseNotFoundException;
@@ -127,15 +125,8 @@ final class ForLifeMode implements ElectionMode {
 	/** Decides with {@link ForLifeRules} on what was seen, and carries the step out. */
 	@Override
 	public void decide(long now) {
-		Sight sight = this.loop.sight(now);
-		Observation observation = this.loop.observation;
-		LeaseRecord heldBeforeMissing = observation.heldBeforeMissing();
-		ForLifeRules.LockSight lock = new ForLifeRules.LockSight(this.ownPod,
-				(sight.seen() != null) ? this.store.podOwner(sight.seen()) : null, heldBeforeMissing,
-				(heldBeforeMissing != null) ? this.store.podOwner(heldBeforeMissing) : null,
-				observation.missingWithoutGap() ? 0 : observation.untilMissingFor(this.leaseDurationNanos, now),
-				observation.nextTransitions());
-		FollowerStep step = ForLifeRules.follow(sight, lock);
+		FollowerStep step = this.loop.core.followLock(now, this.loop.writerConflict(), this.ownPod, this.store::podOwner,
+				this.leaseDurationNanos);
 		if (step instanceof FollowerStep.Wait wait) {
 			this.loop.waitAtMost(wait.atMostNanos());
 		}
@@ -214,7 +205,7 @@ final class ForLifeMode implements ElectionMode {
 						this.loop.succeeded();
 						this.loop.observeAbsent(this.loop.now());
 						this.loop.claims.claim(null,
-								Math.max(seen.transitions(), this.loop.observation.highestTransitionsSeen()) + 1);
+								Math.max(seen.transitions(), this.loop.core.observation().highestTransitionsSeen()) + 1);
 					}
 					else if (failure instanceof LeaseConflictException) {
 						// written, or deleted and created again, since it was judged: judge it again
@@ -247,7 +238,7 @@ final class ForLifeMode implements ElectionMode {
 		if (this.loop.running() && !this.loop.following.watchStarted()) {
 			this.loop.following.watchFrom(now);
 		}
-		if (this.loop.observation.watched()) {
+		if (this.loop.core.observation().watched()) {
 			this.loop.scheduleAttempt(this.loop.followerDelay());
 			return;
 		}
@@ -273,7 +264,7 @@ final class ForLifeMode implements ElectionMode {
 	 */
 	@Override
 	public void leaderSaw(LeaseRecord record, long now) {
-		if (record != null && record.isOlderThan(this.loop.observation.lastSeen())) {
+		if (record != null && record.isOlderThan(this.loop.core.observation().lastSeen())) {
 			return;
 		}
 		this.loop.stillLeadsOn(record, now);

@@ -7,10 +7,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 import io.leaderelection.StepDown;
-import io.leaderelection.engine.rules.ElectionRules;
+import io.leaderelection.engine.rules.ElectionCore;
 import io.leaderelection.engine.rules.ReleaseRules;
 import io.leaderelection.engine.rules.ReleaseStep;
-import io.leaderelection.engine.rules.StayOut;
 import io.leaderelection.engine.rules.Term;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
@@ -51,10 +50,8 @@ final class Leadership {
 
 	private final Executor listenerLane;
 
-	/** The term held, read lock-free by the gate; {@code null} when none is held. */
-	private volatile Term term;
-
-	private long termsBegun;
+	/** Holds the term, read lock-free by the gate. */
+	private final ElectionCore<Release> core;
 
 	/** The last release of our own accord; {@code null} before the first. */
 	private volatile Release lastRelease;
@@ -62,15 +59,13 @@ final class Leadership {
 	/** Complete once the last release of our own accord was answered, failed or given up. */
 	private CompletableFuture<Void> pendingRelease = CompletableFuture.completedFuture(null);
 
-	/** Staying out of the election after giving a term up, which a release after a step-down starts again. */
-	private final StayOut stayOut;
-
 	/** The once-per-window jobs, as observed while following and as written while leading. */
 	final Windows windows;
 
 	Leadership(ElectionLoop loop, ElectionMode mode, LeaseStore store, LeaderWork work, Executor workLane,
-			ElectionListener listener, Executor listenerLane, Duration drainTimeout, StayOut stayOut) {
+			ElectionListener listener, Executor listenerLane, Duration drainTimeout) {
 		this.loop = loop;
+		this.core = loop.core;
 		this.mode = mode;
 		this.election = loop.settings().name();
 		this.store = store;
@@ -79,35 +74,34 @@ final class Leadership {
 		this.work = new GatedWork(this.election, work, workLane);
 		this.listener = listener;
 		this.listenerLane = listenerLane;
-		this.stayOut = stayOut;
 		this.windows = new Windows(loop, this, mode);
 	}
 
 	/** The term held, also one being finished; {@code null} when none. Lock-free. */
 	Term term() {
-		return this.term;
+		return this.core.term();
 	}
 
 	/** Whether a term is held and its gate open at the given moment. Lock-free. */
 	boolean isLeader(long now) {
-		Term held = this.term;
+		Term held = this.core.term();
 		return held != null && held.gateOpenAt(now, this.gateDeadlineNanos);
 	}
 
 	/** Whether a term is held whose gate was not closed to finish it (its deadline may have passed). */
 	boolean holdsOpenTerm() {
-		Term held = this.term;
+		Term held = this.core.term();
 		return held != null && held.gateOpen();
 	}
 
 	/** When the gate of the term held closes; the term must be held. */
 	long gateClosesAt() {
-		return this.term.gateClosesAt(this.gateDeadlineNanos);
+		return this.core.term().gateClosesAt(this.gateDeadlineNanos);
 	}
 
 	/** How long past its deadline the gate of the term held is, 0 when not past or none held. Lock-free. */
 	long pastDeadline(long now) {
-		Term held = this.term;
+		Term held = this.core.term();
 		return (held != null) ? Math.max(0, now - held.gateClosesAt(this.gateDeadlineNanos)) : 0;
 	}
 
@@ -115,7 +109,7 @@ final class Leadership {
 
 	/** A term won by a write sent at the given moment, not yet granted. */
 	Term begin(LeaseRecord acquired, long sentAtNanos) {
-		return Term.begun(++this.termsBegun, acquired, sentAtNanos);
+		return this.core.begin(acquired, sentAtNanos);
 	}
 
 	/**
@@ -123,19 +117,19 @@ final class Leadership {
 	 * listeners, and tells them.
 	 */
 	void grant(Term won, long now) {
-		this.term = won;
+		this.core.hold(won);
 		this.work.start(won, this::holdsOpenGateOf);
 		this.listener.granted(this.election, won.fencingToken(), now);
 	}
 
 	/** Holds the given term without opening its gate: won after a stop or step-down, to be given back. */
 	void holdClosed(Term won) {
-		this.term = won.closed();
+		this.core.hold(won.closed());
 	}
 
 	/** The term's write sent at the given moment succeeded: its gate stays open a deadline from then. */
 	void renewedAt(long sentAtNanos) {
-		this.term = this.term.renewedAt(sentAtNanos);
+		this.core.hold(this.core.term().renewedAt(sentAtNanos));
 	}
 
 	/** Tells the listeners how a renewal went. */
@@ -145,7 +139,7 @@ final class Leadership {
 
 	/** No term is held any more: renewals stop, and, once stopped, every watch. */
 	void drop() {
-		this.term = null;
+		this.core.hold(null);
 		this.windows.termEnded();
 		this.loop.termDropped();
 	}
@@ -156,8 +150,8 @@ final class Leadership {
 	 * @return completes when the gated work was stopped
 	 */
 	CompletableFuture<Void> closeGate(RevocationCause cause, long now) {
-		Term held = this.term;
-		this.term = held.closed();
+		Term held = this.core.term();
+		this.core.hold(held.closed());
 		long deadline = held.gateClosesAt(this.gateDeadlineNanos);
 		long gateClosedAt = (now - deadline < 0) ? now : deadline;
 		CompletableFuture<Void> stopped = this.work.gateClosed();
@@ -176,7 +170,7 @@ final class Leadership {
 	Release finish(RevocationCause cause, boolean write) {
 		CompletableFuture<Void> workStopped = closeGate(cause, this.loop.now());
 		Release release = new Release(cause, write, this.election, this.work);
-		release.termNumber = this.term.number();
+		release.termNumber = this.core.term().number();
 		track(release);
 		releaseOnceDrained(release, CompletableFuture.allOf(workStopped, this.work.callsEnded()));
 		return release;
@@ -208,7 +202,7 @@ final class Leadership {
 	 * release. The Lease is renewed meanwhile, as while a term is finished.
 	 */
 	void giveBack(Release release, Term won) {
-		this.term = won.closed();
+		this.core.hold(won.closed());
 		release.termNumber = won.number();
 		ReleaseStep leftToExpire = ReleaseRules.claimWonWhileStopping(release.write);
 		if (leftToExpire != null) {
@@ -305,7 +299,7 @@ final class Leadership {
 			carryOut(release, ended);
 			return;
 		}
-		LeaseRecord seen = this.loop.observation.lastSeen();
+		LeaseRecord seen = this.core.observation().lastSeen();
 		Instant wallNow = this.loop.wallNow();
 		LeaseRecord released = seen.rewrite("", 1, wallNow, wallNow, seen.leaseTransitions())
 			.withWindows(this.windows.toWrite(this.loop.now()));
@@ -338,7 +332,7 @@ final class Leadership {
 					// the term may have been lost meanwhile (a for-life leader's watch), and another won
 					boolean held = holds(release);
 					boolean ofTheTerm = failure == null && stored != null && held
-							&& ElectionRules.ofTheTerm(stored, this.term.acquired(), this.loop.ownWrites.wrote(stored));
+							&& this.core.ofTheTerm(stored, this.core.term());
 					if (stored != null) {
 						this.loop.observe(stored, this.loop.now());
 					}
@@ -354,7 +348,7 @@ final class Leadership {
 
 	/** Whether the given release is of the term held now. */
 	boolean holds(Release release) {
-		Term held = this.term;
+		Term held = this.core.term();
 		return held != null && held.number() == release.termNumber;
 	}
 
@@ -364,7 +358,7 @@ final class Leadership {
 	 */
 	private void ended(Release release, StepDown.Release outcome, String detail) {
 		if (release.cause == RevocationCause.STEPPED_DOWN) {
-			this.stayOut.restartIfActive(this.loop.now(), this.mode.stayOutAfterRelease());
+			this.core.stayOut().restartIfActive(this.loop.now(), this.mode.stayOutAfterRelease());
 		}
 		release.end(outcome, detail);
 		this.loop.releaseEnded();
@@ -398,7 +392,7 @@ final class Leadership {
 
 	/** Whether the given term is still held with its gate open now; asked on the work lane. */
 	private boolean holdsOpenGateOf(Term won) {
-		Term held = this.term;
+		Term held = this.core.term();
 		return held != null && held.number() == won.number() && isLeader(this.loop.now());
 	}
 

@@ -8,9 +8,7 @@ import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.FollowerStep;
 import io.leaderelection.engine.rules.LeaseRules;
 import io.leaderelection.engine.rules.Observation;
-import io.leaderelection.engine.rules.OwnWrites;
 import io.leaderelection.engine.rules.ReleaseStep;
-import io.leaderelection.engine.rules.Sight;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
@@ -105,14 +103,8 @@ final class LeaseMode implements ElectionMode {
 	 */
 	@Override
 	public void decide(long now) {
-		Sight sight = this.loop.sight(now);
-		LeaseRecord seen = sight.seen();
-		boolean judged = seen != null && !sight.stayingOut() && !sight.writerConflict();
-		// a loop that only follows leads on nothing, not even a claim of an earlier campaign
-		OwnWrites.Sent ownClaim = (judged && this.loop.campaigning()) ? this.loop.ownWrites.sinceLastTerm(seen) : null;
-		Long ownClaimSentAt = (ownClaim != null) ? ownClaim.sentAtNanos() : null;
-		String holderExited = judged ? this.exitTakeover.holderEnded(seen, this.identity) : null;
-		carryOut(this.rules.follow(sight, now, ownClaimSentAt, this.loop.claims.claiming.claimedAgainTooLate(), holderExited), now);
+		carryOut(this.loop.core.followLease(this.rules, now, this.loop.campaigning(), this.loop.writerConflict(),
+				(seen) -> this.exitTakeover.holderEnded(seen, this.identity)), now);
 	}
 
 	private void carryOut(FollowerStep step, long now) {
@@ -127,7 +119,7 @@ final class LeaseMode implements ElectionMode {
 		}
 		else if (step instanceof FollowerStep.LeadOn lead) {
 			// stored, so its term runs from when it was sent, as if it had been answered
-			this.loop.ownWrites.answered(lead.claimed());
+			this.loop.core.ownWrites().answered(lead.claimed());
 			this.loop.succeeded();
 			this.loop.claims.leadOn(lead.claimed(), lead.sentAtNanos());
 		}
@@ -146,9 +138,9 @@ final class LeaseMode implements ElectionMode {
 		LeaseRecord seen = claim.seen();
 		switch (claim.reason()) {
 			case READ_BACK_TOO_LATE -> {
-				this.loop.ownWrites.answered(seen);
+				this.loop.core.ownWrites().answered(seen);
 				this.loop.succeeded();
-				this.loop.claims.claiming.tooLate();
+				this.loop.core.claiming().tooLate();
 			}
 			case EXPIRED -> this.loop.oneWriter.end("its last version naming '" + this.identity + "' expired");
 			case HOLDER_EXITED -> logger.info("{} claims {} of election '{}' held by '{}' at once: {}", this.identity,
@@ -165,7 +157,7 @@ final class LeaseMode implements ElectionMode {
 	 * it. Its answer is a look at the Lease like a read's.
 	 */
 	private void createWithoutHolder() {
-		Observation observation = this.loop.observation;
+		Observation observation = this.loop.core.observation();
 		long seconds = (observation.missingHoldersLeaseDurationNanos() + 999_999_999) / 1_000_000_000;
 		LeaseRecord free = LeaseRecord.of(null, (int) Math.min(Integer.MAX_VALUE - 1, seconds), null, null,
 				Math.max(0, observation.highestTransitionsSeen()))
@@ -189,7 +181,7 @@ final class LeaseMode implements ElectionMode {
 					}
 					else if (failure instanceof LeaseConflictException) {
 						// created by another meanwhile: read it at once
-						this.loop.observation.existedUnseen();
+						this.loop.core.observation().existedUnseen();
 						this.loop.scheduleAttempt(0);
 					}
 					else {

@@ -71,13 +71,13 @@ final class LeaseRenewals {
 			return;
 		}
 		Windows windows = this.loop.leadership.windows;
-		LeaseRecord seen = this.loop.observation.lastSeen();
+		LeaseRecord seen = this.loop.core.observation().lastSeen();
 		LeaseRecord renewal = seen
 			.rewrite(this.identity, this.settings.leaseDurationSeconds(), seen.acquireTime(), this.loop.wallNow(),
 					seen.leaseTransitions())
 			.withWindows(windows.toWrite(sentAt));
 		List<Windows.Pending> carried = windows.sending();
-		OwnWrites.Sent write = this.loop.ownWrites.sent(renewal, sentAt);
+		OwnWrites.Sent write = this.loop.core.ownWrites().sent(renewal, sentAt);
 		this.renewing = true;
 		this.loop.steps.call("update", () -> this.store.update(renewal, Duration.ofNanos(timeout)), timeout, sequence,
 				(stored, failure) -> renewed(write, carried, sentAt, sequence, afterConflict, stored, failure));
@@ -88,13 +88,13 @@ final class LeaseRenewals {
 		this.renewing = false;
 		Leadership leadership = this.loop.leadership;
 		leadership.renewalEnded(failure == null, this.loop.now() - sentAt);
-		this.loop.ownWrites.refusedIf(write, failure);
+		this.loop.core.ownWrites().refusedIf(write, failure);
 		if (failure != null) {
 			renewalFailed(failure, afterConflict, sequence);
 			return;
 		}
 		this.loop.succeeded();
-		this.loop.ownWrites.answered(stored);
+		this.loop.core.ownWrites().answered(stored);
 		this.loop.observe(stored, sentAt);
 		leadership.renewedAt(sentAt);
 		long now = this.loop.now();
