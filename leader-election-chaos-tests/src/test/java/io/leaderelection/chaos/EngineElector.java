@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionHealth;
 import io.leaderelection.engine.ElectionListener;
@@ -18,7 +19,6 @@ import io.leaderelection.engine.ElectionRuntime;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderCalls;
 import io.leaderelection.engine.LeaderElectionThreads;
-import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 
 /**

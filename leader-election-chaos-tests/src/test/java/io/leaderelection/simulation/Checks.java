@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.GateProbe;
-import io.leaderelection.engine.RevocationCause;
 
 /**
  * The checks of every run, on true time:

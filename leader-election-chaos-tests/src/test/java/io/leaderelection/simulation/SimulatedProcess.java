@@ -10,13 +10,13 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionRuntime;
 import io.leaderelection.engine.ElectionScheduler;
 import io.leaderelection.engine.LeaderCalls;
 import io.leaderelection.engine.MonotonicClock;
-import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.engine.WindowedRun;
 
 /**

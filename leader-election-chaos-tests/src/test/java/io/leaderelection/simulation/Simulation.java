@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.engine.RevocationCause;
 
 /**
  * One run of the deterministic simulation, all drawn from its seed: replicas of the election

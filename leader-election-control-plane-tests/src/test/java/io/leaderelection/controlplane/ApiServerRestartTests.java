@@ -3,8 +3,8 @@ package io.leaderelection.controlplane;
 import java.time.Duration;
 import java.util.List;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.engine.RevocationCause;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -9,10 +9,10 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.Shard;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.kubernetes.LeaseLabels;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

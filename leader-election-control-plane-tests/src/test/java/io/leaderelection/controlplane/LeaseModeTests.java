@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.engine.RevocationCause;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -10,8 +10,8 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 import io.fabric8.kubernetes.client.Config;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.engine.RevocationCause;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.rules.ClaimStep;
 import io.leaderelection.engine.rules.Claiming;
 import io.leaderelection.engine.rules.ElectionRules;

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
+import io.leaderelection.RevocationCause;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

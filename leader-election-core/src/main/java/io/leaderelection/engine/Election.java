@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.StepDown;
 import io.leaderelection.engine.rules.Observation;
 import io.leaderelection.engine.rules.OwnWrites;

@@ -18,6 +18,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.leaderelection.LeaderElector;
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.Shard;
 import io.leaderelection.StepDown;
 import io.leaderelection.UnknownElectionException;

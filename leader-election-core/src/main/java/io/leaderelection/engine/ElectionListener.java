@@ -1,5 +1,7 @@
 package io.leaderelection.engine;
 
+import io.leaderelection.RevocationCause;
+
 /**
  * Told when this instance gains or loses leadership of an election. Called on the election's
  * listener lane, never on the thread that renews: one call at a time and in order for each

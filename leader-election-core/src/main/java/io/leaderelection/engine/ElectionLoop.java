@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Executor;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.rules.ElectionCore;
 import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.Sight;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.StepDown;
 import io.leaderelection.engine.rules.ElectionCore;
 import io.leaderelection.engine.rules.ReleaseRules;

@@ -3,6 +3,7 @@ package io.leaderelection.engine;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.StepDown;
 import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.FollowerStep;

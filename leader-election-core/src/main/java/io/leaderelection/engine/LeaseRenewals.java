@@ -3,6 +3,7 @@ package io.leaderelection.engine;
 import java.time.Duration;
 import java.util.List;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.LeaderStep;
 import io.leaderelection.engine.rules.LeaseRules;

@@ -3,6 +3,7 @@ package io.leaderelection.engine;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.StepDown;
 
 /**

@@ -15,9 +15,9 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
-import io.leaderelection.engine.RevocationCause;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -11,6 +11,7 @@ import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import io.leaderelection.LeaderStatus;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.StepDown;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.StepDown;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;

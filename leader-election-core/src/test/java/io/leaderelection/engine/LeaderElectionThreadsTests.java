@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.memory.InMemoryLeaseStores;
 import org.junit.jupiter.api.Test;
 

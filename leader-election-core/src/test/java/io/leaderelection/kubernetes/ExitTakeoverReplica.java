@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
-import io.leaderelection.engine.RevocationCause;
 
 /**
  * One process in a Pod's container, running the default election in lease mode with exit

@@ -16,11 +16,11 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
-import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.memory.InMemoryLeaseStores;
 import io.leaderelection.store.LeaseStore;
 import io.leaderelection.store.LeaseStoreFactory;

@@ -14,7 +14,7 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 
-import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.migration.LeadershipIntervals.Interval;
 import io.leaderelection.migration.LeadershipIntervals.Overlap;
 import org.junit.jupiter.api.AfterAll;

@@ -10,10 +10,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.LeaderElector;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
-import io.leaderelection.engine.RevocationCause;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.leaderelection.LeaderElector;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionListener;
-import io.leaderelection.engine.RevocationCause;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.WebApplicationType;

@@ -1,7 +1,7 @@
 package io.leaderelection.autoconfigure;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionListener;
-import io.leaderelection.engine.RevocationCause;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,10 +2,10 @@ package io.leaderelection.autoconfigure;
 
 import java.util.concurrent.CompletableFuture;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.ForLifePodException;
-import io.leaderelection.engine.RevocationCause;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

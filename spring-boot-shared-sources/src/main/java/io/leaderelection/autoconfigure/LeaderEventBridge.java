@@ -1,8 +1,8 @@
 package io.leaderelection.autoconfigure;
 
 import io.leaderelection.LeaderElector;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionListener;
-import io.leaderelection.engine.RevocationCause;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.integration.leader.Context;

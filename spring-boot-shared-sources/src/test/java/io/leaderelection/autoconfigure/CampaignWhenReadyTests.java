@@ -12,11 +12,11 @@ import java.util.concurrent.TimeUnit;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.LeaderOnly;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.StepDown;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
-import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.integration.GateHistory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -6,10 +6,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.leaderelection.LeaderElector;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.actuate.StaticLeaderElector;
 import io.leaderelection.actuate.metrics.ElectionEventMetrics;
 import io.leaderelection.engine.MonotonicClock;
-import io.leaderelection.engine.RevocationCause;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

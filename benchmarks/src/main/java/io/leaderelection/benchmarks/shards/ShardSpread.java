@@ -22,6 +22,7 @@ import java.util.stream.Collectors;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.baseline.fabric8.Fabric8Baseline;
 import io.leaderelection.benchmarks.harness.ApiServer;
 import io.leaderelection.benchmarks.harness.Fabric8Implementation;
@@ -36,7 +37,6 @@ import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.ElectionSettings;
 import io.leaderelection.engine.LeaderElectionThreads;
-import io.leaderelection.engine.RevocationCause;
 import io.leaderelection.kubernetes.KubernetesLeaseStores;
 
 /**

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.WindowStatus;
 import io.leaderelection.autoconfigure.leaderonly.DueStarts;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations;
@@ -22,8 +23,8 @@ import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyRegistry;
 import io.leaderelection.autoconfigure.window.WindowedStarts;
 import io.leaderelection.benchmarks.harness.ApiServer;
 import io.leaderelection.benchmarks.harness.HarnessArguments;
-import io.leaderelection.benchmarks.harness.OurImplementation.OurCandidate;
 import io.leaderelection.benchmarks.harness.OurImplementation;
+import io.leaderelection.benchmarks.harness.OurImplementation.OurCandidate;
 import io.leaderelection.benchmarks.harness.Replica;
 import io.leaderelection.benchmarks.harness.Timings;
 import io.leaderelection.benchmarks.windows.JobLog.Fire;
@@ -31,7 +32,6 @@ import io.leaderelection.benchmarks.windows.JobLog.Job;
 import io.leaderelection.benchmarks.windows.JobLog.Outcome;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.LeaderCalls;
-import io.leaderelection.engine.RevocationCause;
 import org.netcrusher.core.reactor.NioReactor;
 import org.netcrusher.tcp.TcpCrusher;
 

@@ -3,7 +3,7 @@ package io.leaderelection.engine.rules;
 import java.time.Duration;
 import java.util.function.Function;
 
-import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.PodReference;
 

@@ -2,7 +2,7 @@ package io.leaderelection.engine.rules;
 
 import java.util.Objects;
 
-import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;

@@ -1,6 +1,6 @@
 package io.leaderelection.engine.rules;
 
-import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.RevocationCause;
 
 /**
  * What a lease-mode leader does after an answer to its renewal, as {@link LeaseRules} decide it:

@@ -1,6 +1,6 @@
 package io.leaderelection.engine.rules;
 
-import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.rules.FollowerStep.Claim;
 import io.leaderelection.engine.rules.FollowerStep.Claim.Reason;
 import io.leaderelection.engine.rules.FollowerStep.ClaimIfLet;

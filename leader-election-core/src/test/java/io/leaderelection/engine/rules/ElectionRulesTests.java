@@ -2,7 +2,7 @@ package io.leaderelection.engine.rules;
 
 import java.time.Instant;
 
-import io.leaderelection.engine.RevocationCause;
+import io.leaderelection.RevocationCause;
 import io.leaderelection.store.LeaseRecord;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

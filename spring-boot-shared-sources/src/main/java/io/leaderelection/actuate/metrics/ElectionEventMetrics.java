@@ -8,9 +8,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.MonotonicClock;
-import io.leaderelection.engine.RevocationCause;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

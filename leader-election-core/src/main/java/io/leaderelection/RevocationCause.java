@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection;
 
 /** Why leadership of an election ended. */
 public enum RevocationCause {
