@@ -100,23 +100,12 @@ final class Claims {
 	private void claimed(Claiming.Sent<Release> sent, long sentAt, LeaseRecord stored, Throwable failure) {
 		ClaimStep<Release> step = this.loop.core.claiming().answered(sent, failure, this.loop.core.observation().lastSeen() == null);
 		if (step instanceof ClaimStep.Refused<Release> refused) {
-			if (refused.answered()) {
-				this.loop.succeeded();
-			}
-			else {
-				this.loop.failed(failure);
-			}
-			if (refused.leaseMissing()) {
-				this.loop.observeAbsent(this.loop.now());
-			}
-			if (refused.existedUnseen()) {
-				this.loop.core.observation().existedUnseen();
-			}
+			this.loop.refused(refused.refusal(), failure);
 			if (refused.giveBack() != null) {
 				this.loop.leadership.carryOut(refused.giveBack(), ReleaseRules.claimRefused());
 			}
 			if (this.loop.running()) {
-				this.loop.scheduleAttempt(refused.looksAgainAtOnce() ? 0 : this.loop.followerDelay());
+				this.loop.scheduleAttempt(refused.refusal().looksAgainAtOnce() ? 0 : this.loop.followerDelay());
 			}
 			return;
 		}

@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.rules.ElectionCore;
 import io.leaderelection.engine.rules.ElectionRules;
+import io.leaderelection.engine.rules.Refusal;
 import io.leaderelection.engine.rules.Sight;
 import io.leaderelection.engine.rules.Term;
 import io.leaderelection.store.LeaseRecord;
@@ -334,6 +335,25 @@ final class ElectionLoop {
 	void observeAbsent(long at) {
 		this.core.observation().observeAbsent(at);
 		this.oneWriter.leaseMissing();
+	}
+
+	/**
+	 * A follower's write did not succeed: counted as a success of the call when the server
+	 * answered, and what the refusal tells of the Lease is noted.
+	 */
+	void refused(Refusal refusal, Throwable failure) {
+		if (refusal.answered()) {
+			succeeded();
+		}
+		else {
+			failed(failure);
+		}
+		if (refusal.leaseMissing()) {
+			observeAbsent(now());
+		}
+		if (refusal.existedUnseen()) {
+			this.core.observation().existedUnseen();
+		}
 	}
 
 	long followerDelay() {

@@ -9,9 +9,9 @@ import java.util.concurrent.TimeoutException;
 import io.leaderelection.engine.rules.FollowerStep;
 import io.leaderelection.engine.rules.ForLifeRules;
 import io.leaderelection.engine.rules.OwnerLiveness;
+import io.leaderelection.engine.rules.Refusal;
 import io.leaderelection.engine.rules.ReleaseRules;
 import io.leaderelection.store.ForLifeLockStore;
-import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseNotFoundException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
@@ -207,14 +207,10 @@ final class ForLifeMode implements ElectionMode {
 						this.loop.claims.claim(null,
 								Math.max(seen.transitions(), this.loop.core.observation().highestTransitionsSeen()) + 1);
 					}
-					else if (failure instanceof LeaseConflictException) {
-						// written, or deleted and created again, since it was judged: judge it again
-						this.loop.succeeded();
-						this.loop.scheduleAttempt(0);
-					}
 					else {
-						this.loop.failed(failure);
-						this.loop.scheduleAttempt(this.loop.followerDelay());
+						Refusal refusal = Refusal.ofLockDeletion(failure);
+						this.loop.refused(refusal, failure);
+						this.loop.scheduleAttempt(refusal.looksAgainAtOnce() ? 0 : this.loop.followerDelay());
 					}
 				});
 	}

@@ -5,12 +5,11 @@ import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.RevocationCause;
 import io.leaderelection.StepDown;
-import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.FollowerStep;
 import io.leaderelection.engine.rules.LeaseRules;
 import io.leaderelection.engine.rules.Observation;
+import io.leaderelection.engine.rules.Refusal;
 import io.leaderelection.engine.rules.ReleaseStep;
-import io.leaderelection.store.LeaseConflictException;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 import org.slf4j.Logger;
@@ -168,27 +167,17 @@ final class LeaseMode implements ElectionMode {
 		this.loop.steps.call("create", () -> this.store.create(free, Duration.ofNanos(timeout)), timeout,
 				this.loop.steps.attemptSequence(), (stored, failure) -> {
 					this.loop.steps.lookAnswered();
-					if (failure == null || failure instanceof LeaseConflictException) {
-						this.loop.succeeded();
-					}
-					else {
-						this.loop.failed(failure);
-					}
 					if (failure == null) {
+						this.loop.succeeded();
 						long now = this.loop.now();
 						this.loop.observe(stored, now);
 						this.loop.following.watchFrom(now);
 						decide(now);
+						return;
 					}
-					else if (failure instanceof LeaseConflictException) {
-						// created by another meanwhile: read it at once
-						this.loop.core.observation().existedUnseen();
-						this.loop.scheduleAttempt(0);
-					}
-					else {
-						// a create that got no answer may have been written: read at once
-						this.loop.scheduleAttempt(ElectionRules.noAnswer(failure) ? 0 : this.loop.followerDelay());
-					}
+					Refusal refusal = Refusal.ofCreateWithoutHolder(failure);
+					this.loop.refused(refusal, failure);
+					this.loop.scheduleAttempt(refusal.looksAgainAtOnce() ? 0 : this.loop.followerDelay());
 				});
 	}
 

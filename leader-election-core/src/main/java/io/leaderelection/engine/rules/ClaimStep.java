@@ -17,14 +17,10 @@ public sealed interface ClaimStep<R> {
 	/**
 	 * The claim was refused, or got no answer: the release made for it, if any, ends unwritten,
 	 * and the replica looks at the Lease again.
-	 * @param leaseMissing the Lease was deleted meanwhile
-	 * @param existedUnseen a create was refused because the Lease exists, while this replica saw none
-	 * @param answered the server answered (a refusal), rather than the call failing
-	 * @param looksAgainAtOnce at once, rather than after a follower's delay ({@link ElectionRules#looksAgainAtOnceAfterRefusedClaim})
+	 * @param refusal what the refusal tells, and when to look again ({@link Refusal#ofClaim})
 	 * @param giveBack the release made for the claim; {@code null} when none
 	 */
-	record Refused<R>(boolean leaseMissing, boolean existedUnseen, boolean answered, boolean looksAgainAtOnce,
-			R giveBack) implements ClaimStep<R> {
+	record Refused<R>(Refusal refusal, R giveBack) implements ClaimStep<R> {
 	}
 
 }

@@ -2,9 +2,6 @@ package io.leaderelection.engine.rules;
 
 import java.util.function.Function;
 
-import io.leaderelection.store.LeaseConflictException;
-import io.leaderelection.store.LeaseNotFoundException;
-
 /**
  * This replica's claims of the Lease: the one on its way, and how many in a row were read back
  * too late to lead on. A claim's answer, not a watch event, decides what comes next
@@ -59,13 +56,7 @@ public final class Claiming<R> {
 		if (failure == null) {
 			return new ClaimStep.Won<>(sent.giveBack);
 		}
-		boolean createdWhileSeenMissing = sent.creates && leaseSeenMissing;
-		// A create refused because the Lease exists: it was there when refused, so it has not been
-		// missing since, whatever this replica last saw.
-		return new ClaimStep.Refused<>(failure instanceof LeaseNotFoundException,
-				failure instanceof LeaseConflictException && createdWhileSeenMissing,
-				failure instanceof LeaseNotFoundException || failure instanceof LeaseConflictException,
-				ElectionRules.looksAgainAtOnceAfterRefusedClaim(failure, createdWhileSeenMissing), sent.giveBack);
+		return new ClaimStep.Refused<>(Refusal.ofClaim(failure, sent.creates && leaseSeenMissing), sent.giveBack);
 	}
 
 	/**

@@ -21,7 +21,7 @@ class ClaimingTests {
 			a create refused while the Lease was seen: only a conflict      | true    | false        | false      | conflict  | refused by the server, looks again later
 			a Lease deleted under the claim is missing                      | false   | false        | false      | not found | refused by the server, the Lease is missing, looks again at once
 			a claim without answer may be stored: read at once              | false   | false        | false      | no answer | failed, looks again at once
-			a claim refused after a stop ends the stop's release            | false   | false        | true       | refused   | failed, given back by stop, looks again later
+			a claim refused after a stop ends the stop's release            | false   | false        | true       | refused   | failed, looks again later, given back by stop
 			""")
 	void aClaimsAnswer(String situation, boolean creates, boolean seenMissing, boolean givenBack, String answer,
 			String next) {
@@ -33,6 +33,28 @@ class ClaimingTests {
 		Throwable failure = answer.equals("stored") ? null : FollowerSteps.failure(answer);
 		assertThat(describe(claiming.answered(sent, failure, seenMissing))).isEqualTo(next);
 		assertThat(claiming.onItsWay()).as("answered, the claim is no longer on its way").isFalse();
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			# situation                                                      | answer    | next
+			another created the Lease meanwhile: read it at once               | conflict  | refused by the server, the Lease existed unseen, looks again at once
+			a create without answer may have been written: read at once        | no answer | failed, looks again at once
+			a refusal waits a follower's delay                                 | refused   | failed, looks again later
+			""")
+	void aCreateWithoutHolderFails(String situation, String answer, String next) {
+		assertThat(describe(Refusal.ofCreateWithoutHolder(FollowerSteps.failure(answer)))).isEqualTo(next);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			# situation                                                      | answer    | next
+			the lock changed since it was judged: judge it again at once       | conflict  | refused by the server, looks again at once
+			no answer: look again after a follower's delay                     | no answer | failed, looks again later
+			a refusal waits a follower's delay                                 | refused   | failed, looks again later
+			""")
+	void aLockJudgedGoneIsNotDeleted(String situation, String answer, String next) {
+		assertThat(describe(Refusal.ofLockDeletion(FollowerSteps.failure(answer)))).isEqualTo(next);
 	}
 
 	@Test
@@ -65,11 +87,14 @@ class ClaimingTests {
 			return "won" + ((won.giveBack() != null) ? ", given back by " + won.giveBack() : "");
 		}
 		ClaimStep.Refused<String> refused = (ClaimStep.Refused<String>) step;
-		return (refused.answered() ? "refused by the server" : "failed")
-				+ ((refused.giveBack() != null) ? ", given back by " + refused.giveBack() : "")
-				+ (refused.existedUnseen() ? ", the Lease existed unseen" : "")
-				+ (refused.leaseMissing() ? ", the Lease is missing" : "")
-				+ (refused.looksAgainAtOnce() ? ", looks again at once" : ", looks again later");
+		return describe(refused.refusal()) + ((refused.giveBack() != null) ? ", given back by " + refused.giveBack() : "");
+	}
+
+	static String describe(Refusal refusal) {
+		return (refusal.answered() ? "refused by the server" : "failed")
+				+ (refusal.existedUnseen() ? ", the Lease existed unseen" : "")
+				+ (refusal.leaseMissing() ? ", the Lease is missing" : "")
+				+ (refusal.looksAgainAtOnce() ? ", looks again at once" : ", looks again later");
 	}
 
 }
