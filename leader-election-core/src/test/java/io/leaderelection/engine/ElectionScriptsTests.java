@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,8 +15,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import io.leaderelection.LeaderStatus;
 import io.leaderelection.RevocationCause;
 import io.leaderelection.StepDown;
+import io.leaderelection.store.LeaseRecord;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -30,7 +33,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (serve R's oldest request and return its answer), {@code lose R} (serve it, lose the answer),
  * {@code serve R} and {@code hold R} (answer R's requests as they come, or wait for the script again),
  * {@code advance D} (e.g. {@code 2s}, {@code 500ms}), {@code step-down R}, {@code stop R},
- * {@code overwrite H} (another client writes holder H), {@code delete}, {@code lease}. Run with
+ * {@code overwrite H} (another client writes holder H), {@code delete}, {@code lease}.
+ * {@code start R} takes options when R is new: {@code clock +1h} (its wall clock runs ahead, or
+ * behind with {@code -}) and {@code renewing 2s} (its renew period); on a replica that follows, it
+ * starts its campaign. {@code follow R} (R follows without campaigning; created if new, with the
+ * same options), {@code stop-following R}, {@code stop-without-release R}, {@code fail R} (R's
+ * oldest request fails with a server error, unserved), {@code failing R} (R's requests fail as
+ * they come, until {@code serve R} or {@code hold R}), {@code write holder H, duration 15 s,
+ * transitions 2} (another client writes these fields, acquired and renewed now, or as long ago as
+ * {@code , renewed -1h} says; {@code duration for life} writes a for-life lock), {@code touch}
+ * (another client writes the Lease again unchanged: a new resourceVersion), {@code touch every D}
+ * (and again every D), {@code recreate} (another client deletes the Lease and creates it again
+ * with the same fields: a new uid), {@code times} (the Lease's acquire and renew times, on the
+ * script's clock), {@code status R} (R's status: leader or not, holder, fencing token and its
+ * source, last error). Run with
  * {@code -Delection.scripts.rewrite=true} to write what happened into the files instead, then read
  * the difference.
  */
@@ -96,11 +112,14 @@ class ElectionScriptsTests {
 
 		private final List<String> happened = new ArrayList<>();
 
+		/** The wall clock's reading at the start, from which the Lease's times are told. */
+		private final Instant startedAt = this.time.wallClock(Duration.ZERO).instant();
+
 		List<String> run(String command) {
 			this.happened.clear();
 			String[] words = command.trim().split("\\s+");
 			switch (words[0]) {
-				case "start" -> start(words[1]);
+				case "start" -> start(words);
 				case "answer" -> replica(words[1]).connection.answer(false);
 				case "lose" -> replica(words[1]).connection.answer(true);
 				case "serve" -> replica(words[1]).connection.serveAtOnce(true);
@@ -114,17 +133,49 @@ class ElectionScriptsTests {
 				case "overwrite" -> this.leases.overwrite(words[1]);
 				case "delete" -> this.leases.delete();
 				case "lease" -> tell("the Lease: " + this.leases.describe());
+				case "follow" -> replicaOrNew(words).engine.follow();
+				case "stop-following" -> replica(words[1]).engine.stopFollowing();
+				case "stop-without-release" -> replica(words[1]).engine.stop(false);
+				case "fail" -> replica(words[1]).connection.fail();
+				case "failing" -> replica(words[1]).connection.failAtOnce();
+				case "write" -> write(command.substring("write".length()));
+				case "touch" -> touch(words);
+				case "recreate" -> this.leases.recreate();
+				case "times" -> tell("the Lease's times: " + this.leases.describeTimes(this.startedAt));
+				case "status" -> tell(words[1] + "'s status: " + status(replica(words[1]).engine.status(ELECTION)));
 				default -> throw new IllegalArgumentException("No such command: " + command);
 			}
 			this.time.runDue();
 			return List.copyOf(this.happened);
 		}
 
-		private void start(String name) {
+		private void start(String[] words) {
+			replicaOrNew(words).engine.start();
+		}
+
+		/** The replica named by {@code words[1]}, created with the options that follow when new. */
+		private Replica replicaOrNew(String[] words) {
+			String name = words[1];
+			if (this.replicas.containsKey(name)) {
+				if (words.length > 2) {
+					throw new IllegalArgumentException("Replica " + name + " exists already: options are given once");
+				}
+				return this.replicas.get(name);
+			}
+			Map<String, String> options = new LinkedHashMap<>();
+			for (int option = 2; option + 1 < words.length; option += 2) {
+				options.put(words[option], words[option + 1]);
+			}
+			return create(name, signed(options.getOrDefault("clock", "+0s")),
+					(options.containsKey("renewing")) ? duration(options.get("renewing")) : null);
+		}
+
+		private Replica create(String name, Duration clockOffset, Duration renewPeriod) {
 			ScriptedLeases.Connection connection = this.leases.connect(name, this::tell);
-			ElectionSettings settings = new ElectionSettings(ELECTION, "scripts", "lease", Duration.ofSeconds(15),
+			ElectionSettings defaults = new ElectionSettings(ELECTION, "scripts", "lease", Duration.ofSeconds(15),
 					Duration.ofSeconds(10), Duration.ofSeconds(2));
-			ElectionRuntime runtime = new ElectionRuntime(this.time, this.time, this.time.wallClock(Duration.ZERO),
+			ElectionSettings settings = (renewPeriod != null) ? defaults.renewingEvery(renewPeriod) : defaults;
+			ElectionRuntime runtime = new ElectionRuntime(this.time, this.time, this.time.wallClock(clockOffset),
 					Runnable::run, new Random(name.hashCode()));
 			ElectionListener gate = new ElectionListener() {
 
@@ -141,8 +192,9 @@ class ElectionScriptsTests {
 			};
 			ElectionEngine engine = new ElectionEngine(name, List.of(settings), (ignored) -> connection, runtime,
 					List.of(gate));
-			this.replicas.put(name, new Replica(engine, connection));
-			engine.start();
+			Replica replica = new Replica(engine, connection);
+			this.replicas.put(name, replica);
+			return replica;
 		}
 
 		private Replica replica(String name) {
@@ -160,6 +212,67 @@ class ElectionScriptsTests {
 		private static Duration duration(String text) {
 			return text.endsWith("ms") ? Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2)))
 					: Duration.ofSeconds(Long.parseLong(text.substring(0, text.length() - 1)));
+		}
+
+		/** {@code +1h}, {@code -90s}, {@code +0s}: a duration in seconds, minutes or hours, with its sign. */
+		private static Duration signed(String text) {
+			Duration unit = switch (text.charAt(text.length() - 1)) {
+				case 'h' -> Duration.ofHours(1);
+				case 'm' -> Duration.ofMinutes(1);
+				case 's' -> Duration.ofSeconds(1);
+				default -> throw new IllegalArgumentException("No unit in " + text);
+			};
+			return unit.multipliedBy(Long.parseLong(text.substring(0, text.length() - 1)));
+		}
+
+		/** {@code holder b, duration 15 s, transitions 2}: the fields, by name, as the output writes them. */
+		private static Map<String, String> fields(String text) {
+			Map<String, String> fields = new LinkedHashMap<>();
+			for (String field : text.trim().split(",\\s*")) {
+				int space = field.indexOf(' ');
+				fields.put(field.substring(0, space), field.substring(space + 1).trim());
+			}
+			return fields;
+		}
+
+		/**
+		 * {@code write holder H, duration 15 s, transitions 2[, renewed -1h]}: another client writes
+		 * the Lease, acquired and renewed now (or as long ago as told); {@code duration for life}
+		 * writes a for-life lock.
+		 */
+		private void write(String text) {
+			Map<String, String> fields = fields(text);
+			String holder = fields.get("holder");
+			String duration = fields.get("duration");
+			Instant at = this.time.wallClock(signed(fields.getOrDefault("renewed", "+0s"))).instant();
+			this.leases.write(LeaseRecord.of(holder.equals("none") ? "" : holder,
+					duration.equals("for life") ? LeaseRecord.FOR_LIFE_LEASE_DURATION_SECONDS
+							: Integer.parseInt(duration.substring(0, duration.length() - 2)),
+					at, at, Integer.parseInt(fields.get("transitions"))));
+		}
+
+		/** {@code touch}, or {@code touch every D}: another client writes the Lease again unchanged. */
+		private void touch(String[] words) {
+			this.leases.touch();
+			if (words.length == 3 && words[1].equals("every")) {
+				touchEvery(duration(words[2]).toNanos());
+			}
+		}
+
+		private void touchEvery(long period) {
+			this.time.schedule(() -> {
+				this.leases.touch();
+				touchEvery(period);
+			}, period);
+		}
+
+		private static String status(LeaderStatus status) {
+			return (status.leader() ? "leader" : "not leader") + ", holder "
+					+ ((status.holderIdentity() == null || status.holderIdentity().isEmpty()) ? "none"
+							: status.holderIdentity())
+					+ ((status.fencingToken() != null)
+							? ", fencing token " + status.fencingToken() + " from " + status.fencingTokenSource() : "")
+					+ ", last error " + ((status.lastError() != null) ? status.lastError() : "none");
 		}
 
 	}

@@ -148,8 +148,6 @@ final class InMemoryLeases {
 		/** Watches opened but not yet confirmed, while confirmations are held back. */
 		private List<LeaseWatch.Listener> unconfirmed;
 
-		private final List<CompletableFuture<?>> hanging = new ArrayList<>();
-
 		/** Answers of requests served, held back while {@link #holdAnswers()} is in effect. */
 		private List<Runnable> heldAnswers;
 
@@ -294,11 +292,6 @@ final class InMemoryLeases {
 			}
 		}
 
-		/** Requests that got no answer and were cancelled by the caller's timeout. */
-		synchronized long cancelledRequests() {
-			return this.hanging.stream().filter(CompletableFuture::isCancelled).count();
-		}
-
 		@Override
 		public String describe() {
 			return LEASE;
@@ -322,11 +315,7 @@ final class InMemoryLeases {
 		private CompletableFuture<LeaseRecord> request(String verb, LeaseRecord record) {
 			switch (this.fault) {
 				case BLACK_HOLE:
-					CompletableFuture<LeaseRecord> never = new CompletableFuture<>();
-					synchronized (this) {
-						this.hanging.add(never);
-					}
-					return never;
+					return new CompletableFuture<>();
 				case ERROR:
 					return CompletableFuture.failedFuture(new LeaseStoreException(verb, LEASE, 500, "500 boom"));
 				case WRITE_ERROR:
@@ -352,7 +341,6 @@ final class InMemoryLeases {
 			synchronized (this) {
 				if (this.answersToDrop > 0) {
 					this.answersToDrop--;
-					this.hanging.add(answer);
 					return answer;
 				}
 				if (this.heldAnswers != null) {

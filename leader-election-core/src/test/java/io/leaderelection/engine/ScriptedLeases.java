@@ -1,14 +1,17 @@
 package io.leaderelection.engine;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
+import io.leaderelection.store.LeaseStoreException;
 
 /**
  * One Lease whose requests wait until a script answers them: each replica's requests queue on its
@@ -40,6 +43,35 @@ final class ScriptedLeases {
 		this.lease.delete();
 	}
 
+	/** Another client writes the given record, over the Lease or where it is missing. */
+	void write(LeaseRecord record) {
+		this.lease.edit((any) -> record);
+	}
+
+	/** Another client writes the Lease again as it is: only its resourceVersion changes. */
+	void touch() {
+		Objects.requireNonNull(this.lease.stored(), "no Lease to touch");
+		this.lease.edit((stored) -> stored);
+	}
+
+	/** Another client deletes the Lease and creates it again with the same fields: a new object. */
+	void recreate() {
+		LeaseRecord fields = Objects.requireNonNull(this.lease.stored(), "no Lease to create again");
+		this.lease.delete();
+		this.lease.edit((missing) -> fields);
+	}
+
+	/** The Lease's acquire and renew times, in seconds on the script's clock; {@code none} when unset. */
+	String describeTimes(Instant origin) {
+		LeaseRecord stored = Objects.requireNonNull(this.lease.stored(), "no Lease");
+		return "acquired " + second(origin, stored.acquireTime()) + ", renewed " + second(origin, stored.renewTime());
+	}
+
+	private static String second(Instant origin, Instant time) {
+		return (time != null) ? String.format(Locale.ROOT, "%.3f", Duration.between(origin, time).toNanos() / 1e9)
+				: "none";
+	}
+
 	Connection connect(String replica, Consumer<String> told) {
 		return new Connection(replica, told);
 	}
@@ -62,6 +94,9 @@ final class ScriptedLeases {
 
 		/** Whether requests are served and answered as they come, rather than when the script says. */
 		private boolean servedAtOnce;
+
+		/** Whether requests fail as they come, with a server error, rather than wait for the script. */
+		private boolean failedAtOnce;
 
 		Connection(String replica, Consumer<String> told) {
 			this.replica = replica;
@@ -93,7 +128,10 @@ final class ScriptedLeases {
 			this.waiting.add(request);
 			this.told.accept(this.replica + " sends " + verb + ((record != null) ? " (" + ScriptedLeases.describe(record)
 					+ ((record.resourceVersion() != null) ? ", at rv " + record.resourceVersion() : "") + ")" : ""));
-			if (this.servedAtOnce) {
+			if (this.failedAtOnce) {
+				fail();
+			}
+			else if (this.servedAtOnce) {
 				answer(false);
 			}
 			return request.answer;
@@ -102,6 +140,7 @@ final class ScriptedLeases {
 		/** From now on, requests are served and answered as they come ({@code true}), or wait for the script. */
 		void serveAtOnce(boolean atOnce) {
 			this.servedAtOnce = atOnce;
+			this.failedAtOnce = false;
 			while (atOnce && !this.waiting.isEmpty()) {
 				answer(false);
 			}
@@ -109,12 +148,8 @@ final class ScriptedLeases {
 
 		/** Serves the oldest waiting request; with {@code lost}, its answer never comes back. */
 		void answer(boolean lost) {
-			Request request = this.waiting.poll();
+			Request request = oldestAwaited();
 			if (request == null) {
-				throw new IllegalStateException(this.replica + " has no request waiting");
-			}
-			if (request.answer.isDone()) {
-				this.told.accept(this.replica + " gave up its " + request.verb + " already");
 				return;
 			}
 			LeaseRecord result;
@@ -134,6 +169,38 @@ final class ScriptedLeases {
 					+ (lost ? "; the answer is lost" : ""));
 			if (!lost) {
 				request.answer.complete(result);
+			}
+		}
+
+		/** Fails the oldest waiting request with a server error, without serving it. */
+		void fail() {
+			Request request = oldestAwaited();
+			if (request == null) {
+				return;
+			}
+			this.told.accept(this.replica + "'s " + request.verb + " fails: 500");
+			request.answer.completeExceptionally(new LeaseStoreException(request.verb, LEASE, 500, "500 boom"));
+		}
+
+		/** Takes the oldest waiting request; {@code null}, once told, when the replica gave it up already. */
+		private Request oldestAwaited() {
+			Request request = this.waiting.poll();
+			if (request == null) {
+				throw new IllegalStateException(this.replica + " has no request waiting");
+			}
+			if (request.answer.isDone()) {
+				this.told.accept(this.replica + " gave up its " + request.verb + " already");
+				return null;
+			}
+			return request;
+		}
+
+		/** From now on, until the script serves or holds them again, requests fail as they come. */
+		void failAtOnce() {
+			this.servedAtOnce = false;
+			this.failedAtOnce = true;
+			while (!this.waiting.isEmpty()) {
+				fail();
 			}
 		}
 
