@@ -6,14 +6,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
+import io.leaderelection.LeaderStatus;
 import io.leaderelection.StepDown;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -32,6 +36,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code overwrite H} (another client writes holder H), {@code delete}, {@code lease}. Run with
  * {@code -Delection.scripts.rewrite=true} to write what happened into the files instead, then read
  * the difference.
+ * <p>
+ * Watches: {@code watches R} (before {@code start R}: R's store can watch; otherwise its followers
+ * poll), {@code refuse-watches R} (the server refuses R's watches), {@code open R} (the server
+ * accepts R's watch), {@code tell R} (R's watch tells the oldest change it has not told yet),
+ * {@code end-watch R} (the server ends R's watch). While R is served ({@code serve R}), its watch is
+ * accepted at once and tells each change as it comes. Other clients: {@code create H [D]} (creates
+ * the Lease held by H, {@code none} for no holder, for D seconds, or with no duration and no times),
+ * {@code take H} (another process writes a new term of H, with its own times), {@code touch} (a
+ * label edit: a new version, the same election fields), {@code prefer H} (sets spec.preferredHolder),
+ * {@code opaque-versions} (resourceVersions are no longer integers). Replicas:
+ * {@code identity R I} (before {@code start R}: R is another process of identity I),
+ * {@code start-again R}, {@code stop-without-release R}, {@code stopped R} (whether R's last stop
+ * has ended), {@code status R} (what R's status and health say of the election).
  */
 class ElectionScriptsTests {
 
@@ -95,6 +112,12 @@ class ElectionScriptsTests {
 
 		private final List<String> happened = new ArrayList<>();
 
+		/** The identity of each replica started as another process of an identity; the others go by their names. */
+		private final Map<String, String> identities = new HashMap<>();
+
+		/** What each replica's last stop returned. */
+		private final Map<String, CompletableFuture<Void>> stops = new HashMap<>();
+
 		List<String> run(String command) {
 			this.happened.clear();
 			String[] words = command.trim().split("\\s+");
@@ -109,10 +132,25 @@ class ElectionScriptsTests {
 					StepDown stepDown = replica(words[1]).engine.stepDown(ELECTION, Duration.ZERO);
 					tell(words[1] + " steps down: " + stepDown.release());
 				}
-				case "stop" -> replica(words[1]).engine.stop(true);
+				case "stop" -> this.stops.put(words[1], replica(words[1]).engine.stop(true));
 				case "overwrite" -> this.leases.overwrite(words[1]);
 				case "delete" -> this.leases.delete();
 				case "lease" -> tell("the Lease: " + this.leases.describe());
+				case "watches" -> this.leases.allowWatching(words[1], this.time::execute);
+				case "refuse-watches" -> this.leases.refuseWatches(words[1]);
+				case "open" -> replica(words[1]).connection.openWatch();
+				case "tell" -> replica(words[1]).connection.tellWatch();
+				case "end-watch" -> replica(words[1]).connection.endWatch();
+				case "create" -> create(words);
+				case "take" -> this.leases.take(words[1], wallNow());
+				case "touch" -> this.leases.touch();
+				case "prefer" -> this.leases.prefer(words[1]);
+				case "opaque-versions" -> this.leases.useOpaqueVersions();
+				case "start-again" -> replica(words[1]).engine.start();
+				case "stop-without-release" -> this.stops.put(words[1], replica(words[1]).engine.stop(false));
+				case "stopped" -> stopped(words[1]);
+				case "status" -> status(words[1]);
+				case "identity" -> this.identities.put(words[1], words[2]);
 				default -> throw new IllegalArgumentException("No such command: " + command);
 			}
 			this.time.runDue();
@@ -138,8 +176,8 @@ class ElectionScriptsTests {
 				}
 
 			};
-			ElectionEngine engine = new ElectionEngine(name, List.of(settings), (ignored) -> connection, runtime,
-					List.of(gate));
+			ElectionEngine engine = new ElectionEngine(this.identities.getOrDefault(name, name), List.of(settings),
+					(ignored) -> connection, runtime, List.of(gate));
 			this.replicas.put(name, new Replica(engine, connection));
 			engine.start();
 		}
@@ -159,6 +197,48 @@ class ElectionScriptsTests {
 		private static Duration duration(String text) {
 			return text.endsWith("ms") ? Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2)))
 					: Duration.ofSeconds(Long.parseLong(text.substring(0, text.length() - 1)));
+		}
+
+		/** {@code create H [D]}: another client creates the Lease held by H for D seconds, or with no times. */
+		private void create(String[] words) {
+			String holder = "none".equals(words[1]) ? "" : words[1];
+			this.leases.create(holder, (words.length > 2) ? Integer.valueOf(words[2]) : null, wallNow());
+		}
+
+		private Instant wallNow() {
+			return this.time.wallClock(Duration.ZERO).instant();
+		}
+
+		private void stopped(String name) {
+			CompletableFuture<Void> stop = this.stops.get(name);
+			if (stop == null) {
+				throw new IllegalArgumentException(name + " was not stopped");
+			}
+			tell(name + (stop.isDone() ? " has stopped" : " is still stopping"));
+		}
+
+		/** What the replica's status says of the election, as one line. */
+		private void status(String name) {
+			ElectionEngine engine = replica(name).engine;
+			LeaderStatus status = engine.status(ELECTION);
+			StringBuilder line = new StringBuilder(name).append("'s status: ");
+			line.append(status.leader() ? "leads, fencing token " + status.fencingToken() + " ("
+					+ status.fencingTokenSource() + ")" : "follows");
+			line.append(", holder ")
+				.append((status.holderIdentity() == null || status.holderIdentity().isEmpty()) ? "none"
+						: status.holderIdentity());
+			if (status.renewTime() != null) {
+				line.append(String.format(Locale.ROOT, ", renewed at %.3f",
+						(this.time.nanoTimeAt(status.renewTime()) - this.start) / 1e9));
+			}
+			if (status.lastError() != null) {
+				line.append(", last error: ").append(status.lastError());
+			}
+			String conflict = engine.health(ELECTION).identityConflict();
+			if (conflict != null) {
+				line.append(", identity conflict: ").append(conflict);
+			}
+			tell(line.toString());
 		}
 
 	}
