@@ -145,16 +145,6 @@ class ElectionEngineTests {
 	// ---- a missing Lease is a state like any other
 
 	@Test
-	void aLeaseDeletedUnderACutOffLeaderIsNotCreatedByAWatchingFollowerWhileTheLeaderMayLead() {
-		Replica a = leader("a");
-		Replica b = follower(replica("b"));
-		this.time.advance(Duration.ofSeconds(1));
-		a.connection.blackHole();
-		this.leases.delete();
-		assertTakesOverALeaseDurationAfter(this.time.nanoTime(), a, b);
-	}
-
-	@Test
 	void aFollowerHandlesWatchEventsInTheOrderTheyCameWhicheverThreadsRunThem() {
 		leader("a");
 		Replica b = follower(replica("b"));
@@ -167,65 +157,7 @@ class ElectionEngineTests {
 		assertThat(b.engine.status("default").holderIdentity()).isEqualTo("c");
 	}
 
-	@Test
-	void aLeaseDeletedAndCreatedAgainWithoutHolderUnderACutOffLeaderIsNotTakenWhileTheLeaderMayLead() {
-		Replica a = leader("a");
-		Replica watching = follower(replica("b"));
-		Replica polling = replica("c");
-		polling.connection.allowWatching(false);
-		follower(polling);
-		this.time.advance(Duration.ofSeconds(1));
-		a.connection.blackHole();
-		// a tool deletes the Lease and applies it again, empty but for a release's fields
-		this.leases.delete();
-		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 0));
-		long recreatedAt = this.time.nanoTime();
-		awaitNewLeader(List.of(a, watching, polling), a.token());
-		assertThat(this.time.nanoTime() - recreatedAt).isGreaterThanOrEqualTo(LEASE_DURATION.toNanos());
-	}
-
-	@Test
-	void aLeaseWithoutHolderThatWasNotReleasedIsTakenOnlyOnceUnchangedForALeaseDuration() {
-		// no times, no duration: written by hand or a tool, not by a holder releasing it
-		this.leases.edit((none) -> LeaseRecord.of("", null, null, null, null));
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
-		long firstSeen = this.time.nanoTime();
-		assertLeadsFirstALeaseDurationAfter(firstSeen, a);
-	}
-
 	// ---- fencing tokens
-
-	@Test
-	void fencingTokensRiseAcrossDeletionAndRecreationOfTheLease() {
-		Replica a = leader("a");
-		long first = a.token();
-		a.engine.stop(false);
-		this.time.runDue();
-		this.leases.delete();
-		// a replica that never saw the Lease before creates it anew
-		Replica c = replica("c");
-		c.start();
-		this.time.advance(LEASE_DURATION);
-		assertThat(c.engine.isLeader()).isTrue();
-		assertThat(this.leases.stored().leaseTransitions()).isOne();
-		assertThat(c.token()).isGreaterThan(first);
-	}
-
-	@Test
-	void whereResourceVersionsAreNotIntegersTheTokenIsLeaseTransitionsAndTheStatusSaysSo() {
-		this.leases.useOpaqueVersions();
-		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 6));
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
-		LeaderStatus status = a.engine.status("default");
-		assertThat(status.leader()).isTrue();
-		assertThat(this.leases.stored().resourceVersion()).startsWith("v");
-		assertThat(status.fencingToken()).isEqualTo(7);
-		assertThat(status.fencingTokenSource()).isEqualTo(LeaderStatus.LEASE_TRANSITIONS);
-	}
 
 	@Test
 	void fencingTokensStrictlyIncreaseOverHandoversAndDeletionsAndGatesNeverOverlap() {
@@ -259,56 +191,6 @@ class ElectionEngineTests {
 	}
 
 	// ---- releasing: only once the leader work has ended
-
-	@Test
-	void stoppingReleasesTheLeaseAfterClosingTheGateAndAPollingFollowerTakesItAtItsNextAttempt() {
-		Replica a = leader("a");
-		Replica b = replica("b");
-		b.connection.allowWatching(false);
-		follower(b);
-		this.time.advance(Duration.ofSeconds(3));
-		a.onRevoked = () -> assertThat(a.engine.isLeader()).isFalse();
-		a.engine.stop(true);
-		this.time.runDue();
-		assertThat(a.events).last().isEqualTo("revoked SHUTDOWN");
-		LeaseRecord released = this.leases.stored();
-		assertThat(released.hasHolder()).isFalse();
-		assertThat(released.leaseDurationSeconds()).isEqualTo(1);
-		assertThat(released.leaseTransitions()).isOne();
-		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
-		assertThat(b.engine.isLeader()).isTrue();
-		assertThat(b.token()).isGreaterThan(a.lastToken());
-	}
-
-	@Test
-	void aWatchingFollowerTakesAReleasedLeaseAtOnce() {
-		Replica a = leader("a");
-		Replica b = follower(replica("b"));
-		this.time.advance(Duration.ofSeconds(3));
-		this.leases.clearRequests();
-		a.engine.stop(true);
-		this.time.runDue();
-		assertThat(b.engine.isLeader()).isTrue();
-		assertThat(this.leases.requests()).containsExactly("a update", "b update");
-	}
-
-	@Test
-	void steppingDownReleasesAndStaysOutForALeaseDuration() {
-		Replica a = leader("a");
-		long steppedDownAt = this.time.nanoTime();
-		StepDown stepDown = a.engine.stepDown("default", Duration.ZERO);
-		assertThat(stepDown.release()).isEqualTo(StepDown.Release.WAITING_FOR_CALLS);
-		assertThat(stepDown.callsUnderWay()).isEmpty();
-		this.time.runDue();
-		assertThat(a.engine.isLeader()).isFalse();
-		assertThat(this.leases.stored().hasHolder()).isFalse();
-		assertThat(a.engine.stepDown("default", Duration.ZERO).release()).isEqualTo(StepDown.Release.NOT_LEADER);
-		this.time.advanceTo(steppedDownAt + LEASE_DURATION.toNanos() - 1);
-		assertThat(a.engine.isLeader()).isFalse();
-		this.time.advance(RETRY_PERIOD.multipliedBy(2));
-		assertThat(a.engine.isLeader()).isTrue();
-		assertThat(a.events).hasSize(3).element(1).isEqualTo("revoked STEPPED_DOWN");
-	}
 
 	@Test
 	void aStepDownReleasesOnlyOnceTheCallsUnderWayHaveEndedAndRenewsMeanwhile() {
@@ -431,46 +313,6 @@ class ElectionEngineTests {
 	}
 
 	@Test
-	void stoppingRightAfterASteppingDownWaitsForItsRelease() {
-		Replica a = leader("a");
-		a.connection.blackHole();
-		a.engine.stepDown("default");
-		CompletableFuture<Void> stopped = a.engine.stop(true);
-		this.time.advance(RENEW_DEADLINE.minusMillis(1));
-		assertThat(stopped).isNotDone();
-		this.time.advance(Duration.ofMillis(1));
-		assertThat(stopped).isDone();
-	}
-
-	@Test
-	void stoppingWithoutReleaseLeavesTheLeaseToExpire() {
-		Replica a = leader("a");
-		a.engine.stop(false);
-		this.time.runDue();
-		assertThat(a.engine.isLeader()).isFalse();
-		assertThat(this.leases.stored().holderIdentity()).isEqualTo("a");
-		assertThat(a.events).last().isEqualTo("revoked SHUTDOWN");
-	}
-
-	@Test
-	void stoppingWhileAClaimIsOnItsWayReleasesTheLeaseTheClaimWon() {
-		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 2));
-		Replica b = replica("b");
-		this.leases.beforeNextWrite(b.connection::holdAnswers);
-		b.start();
-		this.time.runDue();
-		assertThat(this.leases.stored().holderIdentity()).isEqualTo("b");
-		CompletableFuture<Void> stopped = b.engine.stop(true);
-		this.time.runDue();
-		assertThat(stopped).isNotDone();
-		b.connection.deliverAnswers();
-		this.time.runDue();
-		assertThat(stopped).isDone();
-		assertThat(this.leases.stored().hasHolder()).isFalse();
-		assertThat(b.events).isEmpty();
-	}
-
-	@Test
 	void aClaimWonWhileStoppingIsReleasedOnlyOnceTheCallsStillUnderWayHaveEnded() {
 		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 2));
 		Replica b = replica("b");
@@ -491,49 +333,6 @@ class ElectionEngineTests {
 		assertThat(stopped).isDone();
 		assertThat(this.leases.stored().hasHolder()).isFalse();
 		assertThat(b.events).isEmpty();
-	}
-
-	@Test
-	void aStepDownWhileAClaimIsOnItsWayIsHonoured() {
-		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 2));
-		Replica b = replica("b");
-		this.leases.beforeNextWrite(b.connection::holdAnswers);
-		b.start();
-		this.time.runDue();
-		long steppedDownAt = this.time.nanoTime();
-		b.engine.stepDown("default");
-		b.connection.deliverAnswers();
-		this.time.runDue();
-		assertThat(b.engine.isLeader()).isFalse();
-		assertThat(b.events).isEmpty();
-		assertThat(this.leases.stored().hasHolder()).isFalse();
-		assertThat(b.engine.health("default").lastRelease().release()).isEqualTo(StepDown.Release.WRITTEN);
-		this.time.advanceTo(steppedDownAt + LEASE_DURATION.toNanos() - 1);
-		assertThat(b.engine.isLeader()).isFalse();
-		this.time.advance(RETRY_PERIOD.multipliedBy(2));
-		assertThat(b.engine.isLeader()).isTrue();
-	}
-
-	@Test
-	void startingAgainWaitsForTheReleaseOnItsWayAndItNeverFreesTheNewTerm() {
-		Replica a = leader("a");
-		long firstToken = a.token();
-		a.connection.holdAnswers();
-		this.leases.clearRequests();
-		a.engine.stop(true);
-		this.time.runDue();
-		a.engine.start();
-		this.time.advance(RETRY_PERIOD.multipliedBy(3));
-		// nothing but the release was sent while its answer is on its way
-		assertThat(this.leases.requests()).containsExactly("a update");
-		assertThat(this.leases.stored().hasHolder()).isFalse();
-		a.connection.deliverAnswers();
-		this.time.advance(RETRY_PERIOD.multipliedBy(2));
-		assertThat(a.engine.isLeader()).isTrue();
-		assertThat(a.token()).isGreaterThan(firstToken);
-		this.time.advance(LEASE_DURATION);
-		assertThat(this.leases.stored().holderIdentity()).isEqualTo("a");
-		assertThat(a.engine.isLeader()).isTrue();
 	}
 
 	@Test
@@ -558,29 +357,6 @@ class ElectionEngineTests {
 	}
 
 	@Test
-	void aReleaseThatConflictsWithAnotherProcessWritingOurIdentityLeavesThatTermAlone() {
-		Replica a = leader("a");
-		Instant later = wallNow().plusSeconds(5);
-		// someone else writes a new term under our identity just before our release
-		this.leases.beforeNextWrite(() -> this.leases.edit((held) -> LeaseRecord.of("a", 15, later, later, 9)));
-		a.engine.stop(true);
-		this.time.runDue();
-		assertThat(a.engine.health("default").lastRelease().release()).isEqualTo(StepDown.Release.NOT_WRITTEN);
-		assertThat(this.leases.stored().holderIdentity()).isEqualTo("a");
-		assertThat(this.leases.stored().acquireTime()).isEqualTo(later);
-	}
-
-	@Test
-	void aReleaseAfterAConflictFromALabelEditStillReleasesTheSameTerm() {
-		Replica a = leader("a");
-		this.leases.beforeNextWrite(() -> this.leases.edit((held) -> held));
-		a.engine.stop(true);
-		this.time.runDue();
-		assertThat(a.engine.health("default").lastRelease().release()).isEqualTo(StepDown.Release.WRITTEN);
-		assertThat(this.leases.stored().hasHolder()).isFalse();
-	}
-
-	@Test
 	void aReleaseStepThatThrowsStillEndsTheStop() {
 		Replica a = leader("a", (connection) -> new ForwardingLeaseStore(connection) {
 			@Override
@@ -595,178 +371,7 @@ class ElectionEngineTests {
 		assertThat(a.engine.health("default").lastRelease().release()).isEqualTo(StepDown.Release.NOT_WRITTEN);
 	}
 
-	// ---- one identity, one writer
-
-	@Test
-	void aLeaseNamingUsThatThisProcessDidNotWriteIsHeldBySomeoneElse() {
-		this.leases.edit((none) -> LeaseRecord.of("a", 15, wallNow(), wallNow(), 3));
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
-		long firstSeen = this.time.nanoTime();
-		assertLeadsFirstALeaseDurationAfter(firstSeen, a);
-		assertThat(a.engine.health("default").identityConflict()).isNull();
-	}
-
-	@Test
-	void twoReplicasGivenOneIdentityNeverLeadAtOnceAndTheOneKeptOutSaysWhy() {
-		Replica first = leader("a");
-		Replica second = replica("a", "a-second-process", Duration.ofNanos(7_000));
-		second.start();
-		for (int step = 0; step < 60_000; step++) {
-			this.time.advance(Duration.ofMillis(1));
-			assertThat(first.engine.isLeader() && second.engine.isLeader()).as("both lead at step %d", step).isFalse();
-		}
-		assertThat(first.engine.isLeader()).isTrue();
-		assertThat(second.events).isEmpty();
-		assertThat(second.engine.health("default").identityConflict())
-			.startsWith("another process writes Lease test/lease as 'a'");
-	}
-
-	@Test
-	void ofTwoProcessesOfOneIdentityClaimingTheSameMicrosecondTheRefusedOneNeverTakesTheOthersWriteForItsOwn() {
-		Replica a = leader("a");
-		Replica first = follower(replica("b", "b-first-process", Duration.ZERO));
-		Replica second = follower(replica("b", "b-second-process", Duration.ZERO));
-
-		a.engine.stepDown("default");
-		for (int step = 0; step < 60_000; step++) {
-			this.time.advance(Duration.ofMillis(1));
-			assertThat(first.engine.isLeader() && second.engine.isLeader()).as("both lead at step %d", step).isFalse();
-		}
-		assertThat(first.engine.isLeader() || second.engine.isLeader()).isTrue();
-	}
-
-	@Test
-	void aLeaderThatFindsAnotherProcessWritingItsIdentityClosesItsGateAndKeepsOut() {
-		Replica first = leader("a");
-		first.connection.blackHole();
-		Replica second = replica("a", "a-second-process", Duration.ofNanos(7_000));
-		second.start();
-		awaitNewLeader(List.of(first, second), first.token());
-		assertThat(second.engine.isLeader()).isTrue();
-		first.connection.heal();
-		for (int step = 0; step < 60_000; step++) {
-			this.time.advance(Duration.ofMillis(1));
-			assertThat(first.engine.isLeader()).as("the first process leads again at step %d", step).isFalse();
-		}
-		assertThat(second.engine.isLeader()).isTrue();
-		assertThat(first.engine.health("default").identityConflict())
-			.startsWith("another process writes Lease test/lease as 'a'");
-	}
-
-	@Test
-	void aLeaderThatReadsAVersionUnderItsIdentityThatItDidNotWriteClosesItsGateAndKeepsOut() {
-		Replica a = leader("a");
-		Instant elsewhere = wallNow().plusMillis(1);
-		// another process, given the same identity, writes the Lease while this one leads
-		this.leases.edit((held) -> held.rewrite("a", 15, elsewhere, elsewhere, held.transitions() + 1));
-		this.time.advance(RETRY_PERIOD);
-		assertThat(a.engine.isLeader()).isFalse();
-		assertThat(a.events).last().isEqualTo("revoked IDENTITY_CONFLICT");
-		assertThat(a.engine.health("default").identityConflict())
-			.startsWith("another process writes Lease test/lease as 'a'");
-	}
-
-	@Test
-	void aClaimWhoseAnswerWasLostIsReadBackAndLedFromWhenItWasSentWithoutWritingAgain() {
-		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 2));
-		Replica b = replica("b");
-		this.leases.beforeNextWrite(b.connection::dropNextAnswer);
-		b.start();
-		this.time.runDue();
-		LeaseRecord claimed = this.leases.stored();
-		assertThat(claimed.holderIdentity()).isEqualTo("b");
-		assertThat(b.engine.isLeader()).isFalse();
-		// the claim times out a retry period before the renew deadline; the next read finds the
-		// version it wrote, known by its renewTime, and leads on it until the deadline runs out
-		// from when the claim was sent, renewing at once
-		this.time.advance(RENEW_DEADLINE.minus(RETRY_PERIOD).plus(RETRY_PERIOD.multipliedBy(12).dividedBy(10)));
-		assertThat(b.engine.isLeader()).isTrue();
-		assertThat(b.token()).isEqualTo(Long.parseLong(claimed.resourceVersion()));
-		assertThat(b.engine.health("default").identityConflict()).isNull();
-		// the read back is followed by the first renewal, not by another claim
-		assertThat(this.leases.requests()).startsWith("b get", "b watch", "b update", "b get", "b update");
-		assertThat(b.renewals).first().isEqualTo("success PT0S");
-		this.time.advance(LEASE_DURATION);
-		assertThat(b.engine.isLeader()).isTrue();
-		assertThat(b.events).hasSize(1);
-	}
-
-	@Test
-	void aClaimWhoseAnswerCameTooLateForItsGateIsClaimedAgainAtOnce() {
-		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 2));
-		Replica b = replica("b");
-		this.leases.beforeNextWrite(b.connection::dropNextAnswer);
-		// reads fail until the renew deadline after the claim has passed
-		b.start();
-		this.time.runDue();
-		LeaseRecord claimed = this.leases.stored();
-		b.connection.failRequests();
-		this.time.advance(RENEW_DEADLINE);
-		b.connection.heal();
-		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
-		// the version is ours, written since no term ended: claimed again at once, not after it expired
-		assertThat(b.engine.isLeader()).isTrue();
-		assertThat(b.token()).isGreaterThan(Long.parseLong(claimed.resourceVersion()));
-	}
-
-	// ---- what is written and what is believed
-
-	@Test
-	void aStaleVersionFromALaggingWatchNeverReplacesANewerOne() {
-		Replica a = leader("a");
-		Replica b = follower(replica("b"));
-		LeaseRecord old = this.leases.stored();
-		this.time.advance(Duration.ofSeconds(5));
-		Instant renewed = this.leases.stored().renewTime();
-		this.leases.replayToWatchers(old);
-		this.time.runDue();
-		assertThat(b.engine.status("default").renewTime()).isEqualTo(renewed);
-		assertThat(a.engine.isLeader()).isTrue();
-	}
-
 	// ---- watching
-
-	@Test
-	void anIdleWatchingFollowerSendsNoRequestWhileTheLeaderRenews() {
-		Replica a = leader("a");
-		Replica b = follower(replica("b"));
-		this.time.advance(Duration.ofSeconds(1));
-		this.leases.clearRequests();
-		this.time.advance(Duration.ofMinutes(10));
-		assertThat(this.leases.requests()).hasSize(300).allMatch("a update"::equals);
-		assertThat(b.connection.openWatches()).isOne();
-		assertThat(a.connection.openWatches()).isZero();
-	}
-
-	@Test
-	void aFollowerPollsUntilItsWatchIsOpenSoThatAReleaseMeanwhileIsTakenAtOnce() {
-		Replica a = leader("a");
-		Replica b = replica("b");
-		b.connection.holdWatchConfirmations();
-		follower(b);
-		this.time.advance(Duration.ofSeconds(3));
-		a.engine.stop(true);
-		this.time.runDue();
-		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
-		assertThat(b.engine.isLeader()).isTrue();
-	}
-
-	@Test
-	void aFollowerReadsOnceWhenItsWatchIsConfirmedAndThenStopsPolling() {
-		leader("a");
-		Replica b = replica("b");
-		b.connection.holdWatchConfirmations();
-		follower(b);
-		this.time.advance(RETRY_PERIOD.multipliedBy(5));
-		assertThat(this.leases.requests().stream().filter("b get"::equals).count()).isGreaterThan(3);
-		this.leases.clearRequests();
-		b.connection.confirmWatches();
-		this.time.advance(Duration.ofMinutes(1));
-		assertThat(this.leases.requests()).containsOnlyOnce("b get").allMatch((request) -> !request.startsWith("b ")
-				|| request.equals("b get"));
-	}
 
 	@Test
 	void aWatchingFollowerOfALiveLeaderIsNotStalled() {
@@ -778,118 +383,6 @@ class ElectionEngineTests {
 		assertThat(health.sinceLastAttempt()).isLessThanOrEqualTo(RETRY_PERIOD);
 		assertThat(health.loopStalled()).isFalse();
 		assertThat(a.engine.isLeader()).isTrue();
-	}
-
-	@Test
-	void aWatchingFollowerTakesALeaseThatStoppedChangingAtItsExpiry() {
-		Replica a = leader("a");
-		Replica b = follower(replica("b"));
-		this.time.advance(Duration.ofSeconds(1));
-		a.connection.blackHole();
-		long lastRenewal = this.time.nanoTime() - Duration.ofSeconds(1).toNanos();
-		awaitNewLeader(List.of(a, b), a.token());
-		// b saw a's last renewal when it was written and took over one lease duration later.
-		assertThat(this.time.nanoTime() - lastRenewal).isEqualTo(LEASE_DURATION.toNanos());
-	}
-
-	@Test
-	void aFollowerWhoseWatchEndsAfterWorkingForARetryPeriodReadsAndWatchesAgainAtOnce() {
-		// as a real API server ends a watch at its request timeout, or answers its reconnection 410 Gone
-		Replica a = leader("a");
-		Replica b = follower(replica("b"));
-		this.time.advance(RETRY_PERIOD);
-		assertThat(b.connection.openWatches()).isOne();
-		this.leases.clearRequests();
-		b.connection.endWatches();
-		this.time.runDue();
-		// read, watched, and read once more for what changed while the watch was opening
-		assertThat(this.leases.requests()).containsExactly("b get", "b watch", "b get");
-		assertThat(b.connection.openWatches()).isOne();
-		a.engine.stop(true);
-		this.time.runDue();
-		assertThat(b.engine.isLeader()).isTrue();
-	}
-
-	@Test
-	void aFollowerWhoseWatchEndsSoonAfterItOpenedPollsAndWatchesAgainAfterABackoff() {
-		Replica a = leader("a");
-		Replica b = follower(replica("b"));
-		this.time.runDue();
-		assertThat(b.connection.openWatches()).isOne();
-		this.leases.clearRequests();
-		b.connection.endWatches();
-		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
-		assertThat(this.leases.requests()).contains("b get", "b watch");
-		assertThat(b.connection.openWatches()).isOne();
-		a.engine.stop(true);
-		this.time.runDue();
-		assertThat(b.engine.isLeader()).isTrue();
-	}
-
-	@Test
-	void aCandidateWhoseWatchIsRefusedStillLeadsAndFollowsByPolling() {
-		this.leases.edit((none) -> LeaseRecord.of("", 1, wallNow(), wallNow(), 0));
-		Replica a = replica("a");
-		a.connection.refuseWatches();
-		a.start();
-		this.time.runDue();
-		assertThat(a.engine.isLeader()).isTrue();
-		assertThat(a.engine.status("default").lastError()).isNull();
-		Replica b = replica("b");
-		b.connection.refuseWatches();
-		follower(b);
-		a.engine.stop(true);
-		this.time.advance(RETRY_PERIOD.multipliedBy(12).dividedBy(10));
-		assertThat(b.engine.isLeader()).isTrue();
-		assertThat(b.engine.health("default").failingFor()).isZero();
-	}
-
-	@Test
-	void aFollowerThatCannotWatchPollsEveryRetryPeriod() {
-		leader("a");
-		Replica b = replica("b");
-		b.connection.allowWatching(false);
-		follower(b);
-		this.time.runDue();
-		this.leases.clearRequests();
-		this.time.advance(Duration.ofMinutes(1));
-		long polls = this.leases.requests().stream().filter("b get"::equals).count();
-		assertThat(polls).isBetween(25L, 30L);
-	}
-
-	// ---- spec.preferredHolder
-
-	@Test
-	void aLeaderFinishesItsTermWhenAnotherCandidateIsPreferredAndLeavesItThePreference() {
-		Replica a = leader("a");
-		Replica b = follower(replica("b"));
-		this.leases.edit((held) -> preferring(held, "b"));
-		this.time.advance(RETRY_PERIOD);
-		this.time.runDue();
-		assertThat(a.events).last().isEqualTo("revoked PREFERRED_HOLDER");
-		assertThat(b.engine.isLeader()).isTrue();
-		assertThat(this.leases.stored().preferredHolder()).isEqualTo("b");
-		this.time.advance(LEASE_DURATION.multipliedBy(2));
-		assertThat(b.engine.isLeader()).isTrue();
-		assertThat(a.engine.isLeader()).isFalse();
-		assertThat(this.leases.stored().preferredHolder()).isEqualTo("b");
-	}
-
-	@Test
-	void aFreeLeasePreferringAnotherCandidateIsLeftToItForALeaseDurationAndNotGivenUpAfterwards() {
-		this.leases.edit((none) -> preferring(LeaseRecord.of("", 1, wallNow(), wallNow(), 2), "elsewhere"));
-		Replica a = replica("a");
-		a.start();
-		this.time.runDue();
-		long firstSeen = this.time.nanoTime();
-		this.time.advanceTo(firstSeen + LEASE_DURATION.toNanos() - 1);
-		assertThat(a.engine.isLeader()).isFalse();
-		this.time.advance(Duration.ofMillis(1));
-		assertThat(a.engine.isLeader()).isTrue();
-		// the preference predates this term: it is not given up again and again
-		this.time.advance(Duration.ofMinutes(1));
-		assertThat(a.engine.isLeader()).isTrue();
-		assertThat(a.events).hasSize(1);
 	}
 
 	// ---- gated work
@@ -916,34 +409,6 @@ class ElectionEngineTests {
 	}
 
 	// ---- helpers
-
-	private static LeaseRecord preferring(LeaseRecord record, String preferredHolder) {
-		return new LeaseRecord(record.holderIdentity(), record.leaseDurationSeconds(), record.acquireTime(),
-				record.renewTime(), record.leaseTransitions(), preferredHolder, null, null, null);
-	}
-
-	/**
-	 * Advances to just before a lease duration after the given moment, where the replica does not
-	 * lead yet, then to that moment, where it does.
-	 */
-	private void assertLeadsFirstALeaseDurationAfter(long since, Replica replica) {
-		this.time.advanceTo(since + LEASE_DURATION.toNanos() - 1);
-		assertThat(replica.engine.isLeader()).isFalse();
-		this.time.advanceTo(since + LEASE_DURATION.toNanos());
-		assertThat(replica.engine.isLeader()).isTrue();
-	}
-
-	/**
-	 * Advances, checking on every step that no two lead, until the successor takes over from
-	 * the cut-off leader: no earlier than a lease duration after the given moment, with a higher
-	 * fencing token.
-	 */
-	private void assertTakesOverALeaseDurationAfter(long since, Replica cutOff, Replica successor) {
-		Replica next = awaitNewLeader(List.of(cutOff, successor), cutOff.token());
-		assertThat(next).isSameAs(successor);
-		assertThat(this.time.nanoTime() - since).isGreaterThanOrEqualTo(LEASE_DURATION.toNanos());
-		assertThat(successor.token()).isGreaterThan(cutOff.lastToken());
-	}
 
 	/** Advances until exactly one replica leads with another token, checking on every step that no two lead. */
 	private Replica awaitNewLeader(List<Replica> replicas, long previousToken) {
@@ -1024,10 +489,6 @@ class ElectionEngineTests {
 
 		final List<String> renewals = new ArrayList<>();
 
-		long lastGateClosedAt;
-
-		long lastToken = -1;
-
 		Runnable onRevoked = () -> {
 		};
 
@@ -1059,21 +520,14 @@ class ElectionEngineTests {
 			return (token != null) ? token : -1;
 		}
 
-		/** The fencing token of the last term granted. */
-		long lastToken() {
-			return this.lastToken;
-		}
-
 		@Override
 		public void granted(String election, long fencingToken, long gateOpenedAt) {
-			this.lastToken = fencingToken;
 			this.events.add("granted " + fencingToken);
 		}
 
 		@Override
 		public void revoked(String election, RevocationCause cause, long gateClosedAt) {
 			this.onRevoked.run();
-			this.lastGateClosedAt = gateClosedAt;
 			this.events.add("revoked " + cause);
 		}
 

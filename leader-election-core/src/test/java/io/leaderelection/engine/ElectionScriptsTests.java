@@ -8,11 +8,13 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
 import io.leaderelection.LeaderStatus;
@@ -29,26 +31,36 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code src/test/resources/election-scripts} is a list of commands, each followed by {@code ----}
  * and what it must lead to, one line per request sent or answered and per gate opened or closed,
  * each at the virtual second it happened. Every request waits until the script answers it, so a
- * script says exactly which answer comes when. Commands: {@code start R}, {@code answer R}
- * (serve R's oldest request and return its answer), {@code lose R} (serve it, lose the answer),
- * {@code serve R} and {@code hold R} (answer R's requests as they come, or wait for the script again),
- * {@code advance D} (e.g. {@code 2s}, {@code 500ms}), {@code step-down R}, {@code stop R},
- * {@code overwrite H} (another client writes holder H), {@code delete}, {@code lease}.
- * {@code start R} takes options when R is new: {@code clock +1h} (its wall clock runs ahead, or
- * behind with {@code -}) and {@code renewing 2s} (its renew period); on a replica that follows, it
- * starts its campaign. {@code follow R} (R follows without campaigning; created if new, with the
- * same options), {@code stop-following R}, {@code stop-without-release R}, {@code fail R} (R's
- * oldest request fails with a server error, unserved), {@code failing R} (R's requests fail as
- * they come, until {@code serve R} or {@code hold R}), {@code write holder H, duration 15 s,
- * transitions 2} (another client writes these fields, acquired and renewed now, or as long ago as
- * {@code , renewed -1h} says; {@code duration for life} writes a for-life lock), {@code touch}
- * (another client writes the Lease again unchanged: a new resourceVersion), {@code touch every D}
- * (and again every D), {@code recreate} (another client deletes the Lease and creates it again
- * with the same fields: a new uid), {@code times} (the Lease's acquire and renew times, on the
- * script's clock), {@code status R} (R's status: leader or not, holder, fencing token and its
- * source, last error). Run with
- * {@code -Delection.scripts.rewrite=true} to write what happened into the files instead, then read
- * the difference.
+ * script says exactly which answer comes when. Run with {@code -Delection.scripts.rewrite=true}
+ * to write what happened into the files instead, then read the difference. Commands:
+ * <ul>
+ * <li>Replicas: {@code start R} (options when R is new: {@code clock +1h}, its wall clock ahead,
+ * or behind with {@code -}; {@code renewing 2s}, its renew period; on a replica that follows, it
+ * starts its campaign), {@code follow R} (follows without campaigning; created if new, with the
+ * same options), {@code stop-following R}, {@code identity R I} (before {@code start R}: R is
+ * another process of identity I), {@code step-down R}, {@code stop R},
+ * {@code stop-without-release R}, {@code stopped R} (whether R's last stop has ended).</li>
+ * <li>Requests: {@code answer R} (serve R's oldest request and return its answer), {@code lose R}
+ * (serve it, lose the answer), {@code fail R} (it fails with a server error, unserved),
+ * {@code serve R}, {@code hold R} and {@code failing R} (R's requests are answered as they come,
+ * wait for the script again, or fail as they come), {@code advance D} (e.g. {@code 2s},
+ * {@code 500ms}).</li>
+ * <li>Watches: {@code watches R} (before {@code start R}: R's store can watch; otherwise its
+ * followers poll), {@code refuse-watches R}, {@code open R} (the server accepts R's watch),
+ * {@code tell R} (R's watch tells the oldest change it has not told yet), {@code end-watch R}.
+ * While R is served, its watch is accepted at once and tells each change as it comes.</li>
+ * <li>Other clients: {@code overwrite H} (writes holder H over the Lease), {@code write holder H,
+ * duration 15 s, transitions 2} (writes these fields, acquired and renewed now, or as long ago as
+ * {@code , renewed -1h} says; {@code duration for life} writes a for-life lock), {@code create H
+ * [D]} (creates the Lease held by H, {@code none} for no holder, for D seconds, or with no
+ * duration and no times), {@code take H} (a new term of H), {@code touch} (a label edit: a new
+ * resourceVersion, the same election fields), {@code touch every D}, {@code recreate} (deletes
+ * the Lease and creates it again with the same fields: a new uid), {@code delete},
+ * {@code prefer H} (sets spec.preferredHolder), {@code opaque-versions} (resourceVersions are no
+ * longer integers).</li>
+ * <li>Looking: {@code lease}, {@code times} (the Lease's acquire and renew times, on the script's
+ * clock), {@code status R} (what R's status and health say of the election).</li>
+ * </ul>
  */
 class ElectionScriptsTests {
 
@@ -115,6 +127,12 @@ class ElectionScriptsTests {
 		/** The wall clock's reading at the start, from which the Lease's times are told. */
 		private final Instant startedAt = this.time.wallClock(Duration.ZERO).instant();
 
+		/** The identity of each replica started as another process of an identity; the others go by their names. */
+		private final Map<String, String> identities = new HashMap<>();
+
+		/** What each replica's last stop returned. */
+		private final Map<String, CompletableFuture<Void>> stops = new HashMap<>();
+
 		List<String> run(String command) {
 			this.happened.clear();
 			String[] words = command.trim().split("\\s+");
@@ -129,20 +147,31 @@ class ElectionScriptsTests {
 					StepDown stepDown = replica(words[1]).engine.stepDown(ELECTION, Duration.ZERO);
 					tell(words[1] + " steps down: " + stepDown.release());
 				}
-				case "stop" -> replica(words[1]).engine.stop(true);
+				case "stop" -> this.stops.put(words[1], replica(words[1]).engine.stop(true));
 				case "overwrite" -> this.leases.overwrite(words[1]);
 				case "delete" -> this.leases.delete();
 				case "lease" -> tell("the Lease: " + this.leases.describe());
 				case "follow" -> replicaOrNew(words).engine.follow();
 				case "stop-following" -> replica(words[1]).engine.stopFollowing();
-				case "stop-without-release" -> replica(words[1]).engine.stop(false);
 				case "fail" -> replica(words[1]).connection.fail();
 				case "failing" -> replica(words[1]).connection.failAtOnce();
 				case "write" -> write(command.substring("write".length()));
 				case "touch" -> touch(words);
 				case "recreate" -> this.leases.recreate();
 				case "times" -> tell("the Lease's times: " + this.leases.describeTimes(this.startedAt));
-				case "status" -> tell(words[1] + "'s status: " + status(replica(words[1]).engine.status(ELECTION)));
+				case "watches" -> this.leases.allowWatching(words[1], this.time::execute);
+				case "refuse-watches" -> this.leases.refuseWatches(words[1]);
+				case "open" -> replica(words[1]).connection.openWatch();
+				case "tell" -> replica(words[1]).connection.tellWatch();
+				case "end-watch" -> replica(words[1]).connection.endWatch();
+				case "create" -> create(words);
+				case "take" -> this.leases.take(words[1], wallNow());
+				case "prefer" -> this.leases.prefer(words[1]);
+				case "opaque-versions" -> this.leases.useOpaqueVersions();
+				case "stop-without-release" -> this.stops.put(words[1], replica(words[1]).engine.stop(false));
+				case "stopped" -> stopped(words[1]);
+				case "status" -> status(words[1]);
+				case "identity" -> this.identities.put(words[1], words[2]);
 				default -> throw new IllegalArgumentException("No such command: " + command);
 			}
 			this.time.runDue();
@@ -166,11 +195,11 @@ class ElectionScriptsTests {
 			for (int option = 2; option + 1 < words.length; option += 2) {
 				options.put(words[option], words[option + 1]);
 			}
-			return create(name, signed(options.getOrDefault("clock", "+0s")),
+			return newReplica(name, signed(options.getOrDefault("clock", "+0s")),
 					(options.containsKey("renewing")) ? duration(options.get("renewing")) : null);
 		}
 
-		private Replica create(String name, Duration clockOffset, Duration renewPeriod) {
+		private Replica newReplica(String name, Duration clockOffset, Duration renewPeriod) {
 			ScriptedLeases.Connection connection = this.leases.connect(name, this::tell);
 			ElectionSettings defaults = new ElectionSettings(ELECTION, "scripts", "lease", Duration.ofSeconds(15),
 					Duration.ofSeconds(10), Duration.ofSeconds(2));
@@ -190,8 +219,8 @@ class ElectionScriptsTests {
 				}
 
 			};
-			ElectionEngine engine = new ElectionEngine(name, List.of(settings), (ignored) -> connection, runtime,
-					List.of(gate));
+			ElectionEngine engine = new ElectionEngine(this.identities.getOrDefault(name, name), List.of(settings),
+					(ignored) -> connection, runtime, List.of(gate));
 			Replica replica = new Replica(engine, connection);
 			this.replicas.put(name, replica);
 			return replica;
@@ -266,13 +295,46 @@ class ElectionScriptsTests {
 			}, period);
 		}
 
-		private static String status(LeaderStatus status) {
-			return (status.leader() ? "leader" : "not leader") + ", holder "
-					+ ((status.holderIdentity() == null || status.holderIdentity().isEmpty()) ? "none"
-							: status.holderIdentity())
-					+ ((status.fencingToken() != null)
-							? ", fencing token " + status.fencingToken() + " from " + status.fencingTokenSource() : "")
-					+ ", last error " + ((status.lastError() != null) ? status.lastError() : "none");
+		/** {@code create H [D]}: another client creates the Lease held by H for D seconds, or with no times. */
+		private void create(String[] words) {
+			String holder = "none".equals(words[1]) ? "" : words[1];
+			this.leases.create(holder, (words.length > 2) ? Integer.valueOf(words[2]) : null, wallNow());
+		}
+
+		private Instant wallNow() {
+			return this.time.wallClock(Duration.ZERO).instant();
+		}
+
+		private void stopped(String name) {
+			CompletableFuture<Void> stop = this.stops.get(name);
+			if (stop == null) {
+				throw new IllegalArgumentException(name + " was not stopped");
+			}
+			tell(name + (stop.isDone() ? " has stopped" : " is still stopping"));
+		}
+
+		/** What the replica's status says of the election, as one line. */
+		private void status(String name) {
+			ElectionEngine engine = replica(name).engine;
+			LeaderStatus status = engine.status(ELECTION);
+			StringBuilder line = new StringBuilder(name).append("'s status: ");
+			line.append(status.leader() ? "leads, fencing token " + status.fencingToken() + " ("
+					+ status.fencingTokenSource() + ")" : "follows");
+			line.append(", holder ")
+				.append((status.holderIdentity() == null || status.holderIdentity().isEmpty()) ? "none"
+						: status.holderIdentity());
+			if (status.renewTime() != null) {
+				line.append(String.format(Locale.ROOT, ", renewed at %.3f",
+						(this.time.nanoTimeAt(status.renewTime()) - this.start) / 1e9));
+			}
+			if (status.lastError() != null) {
+				line.append(", last error: ").append(status.lastError());
+			}
+			String conflict = engine.health(ELECTION).identityConflict();
+			if (conflict != null) {
+				line.append(", identity conflict: ").append(conflict);
+			}
+			tell(line.toString());
 		}
 
 	}

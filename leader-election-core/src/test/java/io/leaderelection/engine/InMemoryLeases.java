@@ -75,13 +75,6 @@ final class InMemoryLeases {
 		notifyWatchers();
 	}
 
-	/** Tells every watching replica of the given version, as a watch that lags behind would. */
-	synchronized void replayToWatchers(LeaseRecord version) {
-		for (Watcher watcher : List.copyOf(this.watchers)) {
-			watcher.listener.changed(version);
-		}
-	}
-
 	private void notifyWatchers() {
 		for (Watcher watcher : List.copyOf(this.watchers)) {
 			if (watcher.connection.fault == Fault.NONE) {
@@ -143,11 +136,6 @@ final class InMemoryLeases {
 
 		private volatile boolean watchable = true;
 
-		private volatile boolean watchRefused;
-
-		/** Watches opened but not yet confirmed, while confirmations are held back. */
-		private List<LeaseWatch.Listener> unconfirmed;
-
 		/** Answers of requests served, held back while {@link #holdAnswers()} is in effect. */
 		private List<Runnable> heldAnswers;
 
@@ -203,54 +191,9 @@ final class InMemoryLeases {
 			answers.forEach(Runnable::run);
 		}
 
-		/** The next request is served, but its answer never comes: a reply lost on its way back. */
-		synchronized void dropNextAnswer() {
-			this.answersToDrop++;
-		}
-
-		/** From now on opening a watch throws, as fabric8 does when the server refuses it. */
-		void refuseWatches() {
-			this.watchRefused = true;
-		}
-
 		/** Whether this replica may watch; when not, its followers poll. */
 		void allowWatching(boolean allowed) {
 			this.watchable = allowed;
-		}
-
-		/**
-		 * From now on the server takes its time to accept this replica's watches: they get no
-		 * events and are not confirmed until {@link #confirmWatches()}.
-		 */
-		void holdWatchConfirmations() {
-			synchronized (InMemoryLeases.this) {
-				this.unconfirmed = new ArrayList<>();
-			}
-		}
-
-		/** Accepts the watches held back; they are told of changes from now on. */
-		void confirmWatches() {
-			List<LeaseWatch.Listener> confirmed;
-			synchronized (InMemoryLeases.this) {
-				confirmed = this.unconfirmed;
-				this.unconfirmed = null;
-				for (LeaseWatch.Listener listener : confirmed) {
-					InMemoryLeases.this.watchers.add(new Watcher(this, listener));
-				}
-			}
-			confirmed.forEach(LeaseWatch.Listener::opened);
-		}
-
-		/** Ends this replica's watches as a server closing them would. */
-		void endWatches() {
-			synchronized (InMemoryLeases.this) {
-				for (Watcher watcher : List.copyOf(InMemoryLeases.this.watchers)) {
-					if (watcher.connection == this) {
-						InMemoryLeases.this.watchers.remove(watcher);
-						watcher.listener.ended(new IllegalStateException("watch closed by the server"));
-					}
-				}
-			}
 		}
 
 		/** Watches this replica has open. */
@@ -265,22 +208,8 @@ final class InMemoryLeases {
 			if (!this.watchable) {
 				return null;
 			}
-			if (this.watchRefused) {
-				throw new LeaseStoreException("watch", LEASE, 403, "403 Forbidden");
-			}
 			synchronized (InMemoryLeases.this) {
 				InMemoryLeases.this.requests.add(this.replica + " watch");
-				if (this.unconfirmed != null) {
-					this.unconfirmed.add(listener);
-					return () -> {
-						synchronized (InMemoryLeases.this) {
-							if (this.unconfirmed != null) {
-								this.unconfirmed.remove(listener);
-							}
-							InMemoryLeases.this.watchers.removeIf((watcher) -> watcher.listener == listener);
-						}
-					};
-				}
 				Watcher watcher = new Watcher(this, listener);
 				InMemoryLeases.this.watchers.add(watcher);
 				listener.opened();

@@ -4,19 +4,26 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 import io.leaderelection.store.LeaseStoreException;
+import io.leaderelection.store.LeaseWatch;
 
 /**
  * One Lease whose requests wait until a script answers them: each replica's requests queue on its
  * own connection, and the script serves the oldest against the Lease ({@link InMemoryLeases}, with
- * the API server's compare-and-swap), or loses its answer. No watch: followers poll.
+ * the API server's compare-and-swap), or loses its answer. A replica watches only where the script
+ * lets it ({@link #allowWatching}); otherwise its followers poll. A watch is accepted by the server,
+ * and tells each change of the Lease, only when the script says, or as they come while the
+ * replica's requests are served as they come.
  */
 final class ScriptedLeases {
 
@@ -24,6 +31,15 @@ final class ScriptedLeases {
 
 	/** The Lease itself, with the API server's compare-and-swap. */
 	private final InMemoryLeases lease = new InMemoryLeases();
+
+	/** Replicas whose connections may watch; the others' followers poll. */
+	private final Set<String> watching = new HashSet<>();
+
+	/** Replicas whose watches the server refuses. */
+	private final Set<String> refusingWatches = new HashSet<>();
+
+	/** Where a watch served at once tells each change: after the write that made it has been told. */
+	private Executor watchEvents = Runnable::run;
 
 	/** The Lease as stored, one line; {@code missing} when there is none. */
 	String describe() {
@@ -80,7 +96,46 @@ final class ScriptedLeases {
 		String holder = (record.holderIdentity() == null || record.holderIdentity().isEmpty()) ? "none"
 				: record.holderIdentity();
 		return "holder " + holder + ", transitions " + record.leaseTransitions() + ", duration "
-				+ record.leaseDurationSeconds() + " s";
+				+ record.leaseDurationSeconds() + " s"
+				+ ((record.preferredHolder() != null) ? ", preferred " + record.preferredHolder() : "");
+	}
+
+	/** Lets the replica watch, from its start; changes told as they come are told on the given executor. */
+	void allowWatching(String replica, Executor events) {
+		this.watching.add(replica);
+		this.watchEvents = events;
+	}
+
+	/** From now on the server refuses the replica's watches, as fabric8 throws on a 403. */
+	void refuseWatches(String replica) {
+		this.refusingWatches.add(replica);
+	}
+
+	/** Another client creates the Lease; without a duration, with no times either, as a tool may. */
+	void create(String holder, Integer durationSeconds, Instant now) {
+		if (this.lease.stored() != null) {
+			throw new IllegalStateException("the Lease exists");
+		}
+		this.lease.edit((none) -> (durationSeconds != null) ? LeaseRecord.of(holder, durationSeconds, now, now, 0)
+				: LeaseRecord.of(holder, null, null, null, null));
+	}
+
+	/** Another process writes the Lease as holder H, with times of its own: a new term. */
+	void take(String holder, Instant now) {
+		Objects.requireNonNull(this.lease.stored(), "no Lease to take");
+		this.lease.edit((base) -> base.rewrite(holder, 15, now, now, base.transitions() + 1));
+	}
+
+	/** Another client sets spec.preferredHolder. */
+	void prefer(String holder) {
+		Objects.requireNonNull(this.lease.stored(), "no Lease to edit");
+		this.lease.edit((base) -> new LeaseRecord(base.holderIdentity(), base.leaseDurationSeconds(),
+				base.acquireTime(), base.renewTime(), base.leaseTransitions(), holder, null, null, null));
+	}
+
+	/** From now on resourceVersions are not integers. */
+	void useOpaqueVersions() {
+		this.lease.useOpaqueVersions();
 	}
 
 	/** A replica's connection: its requests wait, in order, for the script. */
@@ -97,6 +152,9 @@ final class ScriptedLeases {
 
 		/** Whether requests fail as they come, with a server error, rather than wait for the script. */
 		private boolean failedAtOnce;
+
+		/** The watch the replica asked for last, until it ends or is closed. */
+		private Watch watch;
 
 		Connection(String replica, Consumer<String> told) {
 			this.replica = replica;
@@ -144,6 +202,7 @@ final class ScriptedLeases {
 			while (atOnce && !this.waiting.isEmpty()) {
 				answer(false);
 			}
+			serveWatchAtOnce();
 		}
 
 		/** Serves the oldest waiting request; with {@code lost}, its answer never comes back. */
@@ -204,9 +263,136 @@ final class ScriptedLeases {
 			}
 		}
 
+		@Override
+		public LeaseWatch watch(LeaseWatch.Listener listener) {
+			if (ScriptedLeases.this.refusingWatches.contains(this.replica)) {
+				this.told.accept(this.replica + "'s watch is refused: 403 Forbidden");
+				throw new LeaseStoreException("watch", LEASE, 403, "403 Forbidden");
+			}
+			if (!ScriptedLeases.this.watching.contains(this.replica)) {
+				return null;
+			}
+			this.told.accept(this.replica + " sends watch");
+			this.watch = new Watch(listener);
+			serveWatchAtOnce();
+			return this.watch;
+		}
+
+		/** The server accepts the watch: from now on it tells every change of the Lease. */
+		void openWatch() {
+			Watch asked = watchAskedFor();
+			if (asked.accepted != null) {
+				throw new IllegalStateException(this.replica + "'s watch is open already");
+			}
+			asked.accepted = ScriptedLeases.this.lease.connect(this.replica).watch(asked);
+			this.told.accept(this.replica + "'s watch is open");
+			asked.listener.opened();
+		}
+
+		/** The watch tells the oldest change it has not told yet. */
+		void tellWatch() {
+			Watch open = watchAskedFor();
+			LeaseEvent event = open.pending.poll();
+			if (event == null) {
+				throw new IllegalStateException(this.replica + "'s watch has nothing to tell");
+			}
+			this.told.accept(this.replica + "'s watch tells: "
+					+ ((event.record() != null) ? ScriptedLeases.describe(event.record()) + ", rv "
+							+ event.record().resourceVersion() : "deleted"));
+			open.listener.changed(event.record());
+		}
+
+		/** The server ends the watch, as at its request timeout; what it had not told is lost. */
+		void endWatch() {
+			Watch ending = watchAskedFor();
+			ending.forget();
+			this.told.accept(this.replica + "'s watch ends");
+			ending.listener.ended(new IllegalStateException("watch closed by the server"));
+		}
+
+		private Watch watchAskedFor() {
+			if (this.watch == null) {
+				throw new IllegalStateException(this.replica + " has no watch");
+			}
+			return this.watch;
+		}
+
+		/** While requests are served as they come, so is the watch: accepted at once, telling each change. */
+		private void serveWatchAtOnce() {
+			if (!this.servedAtOnce || this.watch == null) {
+				return;
+			}
+			if (this.watch.accepted == null) {
+				openWatch();
+			}
+			while (this.watch != null && !this.watch.pending.isEmpty()) {
+				tellWatch();
+			}
+		}
+
+		/**
+		 * A watch of the replica: the Lease tells it each change ({@link InMemoryLeases}' own watch),
+		 * which waits here until the script, or serving at once, tells it on.
+		 */
+		private final class Watch implements LeaseWatch, LeaseWatch.Listener {
+
+			private final LeaseWatch.Listener listener;
+
+			private final Deque<LeaseEvent> pending = new ArrayDeque<>();
+
+			/** The server's side once it accepted the watch; {@code null} before. */
+			private LeaseWatch accepted;
+
+			Watch(LeaseWatch.Listener listener) {
+				this.listener = listener;
+			}
+
+			@Override
+			public void close() {
+				forget();
+				Connection.this.told.accept(Connection.this.replica + " closes its watch");
+			}
+
+			private void forget() {
+				if (this.accepted != null) {
+					this.accepted.close();
+				}
+				if (Connection.this.watch == this) {
+					Connection.this.watch = null;
+				}
+			}
+
+			@Override
+			public void opened() {
+				// told by openWatch, after the server's side is in place
+			}
+
+			@Override
+			public void changed(LeaseRecord record) {
+				this.pending.add(new LeaseEvent(record));
+				if (Connection.this.servedAtOnce) {
+					ScriptedLeases.this.watchEvents.execute(() -> {
+						if (Connection.this.watch == this && !this.pending.isEmpty()) {
+							tellWatch();
+						}
+					});
+				}
+			}
+
+			@Override
+			public void ended(Throwable cause) {
+				throw new UnsupportedOperationException("the script ends watches");
+			}
+
+		}
+
 	}
 
 	private record Request(String verb, LeaseRecord record, CompletableFuture<LeaseRecord> answer) {
+	}
+
+	/** A change a watch tells: a version of the Lease, or its deletion ({@code null}). */
+	private record LeaseEvent(LeaseRecord record) {
 	}
 
 }
