@@ -77,7 +77,7 @@ final class Claims {
 		int duration = this.mode.claimedLeaseDurationSeconds();
 		LeaseRecord claimed = ((seen != null) ? seen.rewrite(this.identity, duration, wallNow, wallNow, transitions)
 				: LeaseRecord.of(this.identity, duration, wallNow, wallNow, transitions))
-			.withWindows(this.loop.leadership.windows.toWrite(sentAt));
+			.withWindows(this.loop.core.windows().toWrite(sentAt));
 		OwnWrites.Sent write = this.loop.core.ownWrites().sent(claimed, sentAt);
 		long timeout = timeout();
 		Supplier<CompletableFuture<LeaseRecord>> request = (seen != null)

@@ -8,6 +8,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
+import io.leaderelection.WindowTimes;
+
 /**
  * When the runs of once-per-window jobs called on this replica are due, so that they start then
  * and not at the next fire of a timer that runs on this replica's own phase. Every replica's

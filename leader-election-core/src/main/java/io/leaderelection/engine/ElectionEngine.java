@@ -23,6 +23,7 @@ import io.leaderelection.Shard;
 import io.leaderelection.StepDown;
 import io.leaderelection.UnknownElectionException;
 import io.leaderelection.WindowStatus;
+import io.leaderelection.WindowTimes;
 import io.leaderelection.store.LeaseStoreFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -95,7 +95,7 @@ final class ElectionLoop {
 				this.retryPeriodNanos / PAUSE_DIVISOR, this::paused);
 		this.steps = new Steps(this, scheduler, runtime.monotonicClock(), store.describe(), this::attempt);
 		long longestFollowerDelay = (long) (this.retryPeriodNanos * (1 + FOLLOWER_JITTER));
-		this.core = new ElectionCore<>(identity, settings.leaseDuration(),
+		this.core = new ElectionCore<>(settings.name(), identity, settings.leaseDuration(),
 				Duration.ofNanos(longestFollowerDelay + this.renewDeadlineNanos));
 		this.oneWriter = new OneWriter(identity, settings.name(), store.describe());
 		this.mode = (settings.forLife() != null) ? ForLifeMode.of(this, settings, store, migrationKey)
@@ -316,7 +316,7 @@ final class ElectionLoop {
 			this.oneWriter.notice(record, this.core.ownWrites());
 			if (this.leadership.term() == null) {
 				// counted from when the version was first seen, however often it is read again
-				this.leadership.windows.observed(record.windows(), this.core.observation().observedAtNanos());
+				this.core.windows().observed(record.windows(), this.core.observation().observedAtNanos());
 			}
 		}
 	}

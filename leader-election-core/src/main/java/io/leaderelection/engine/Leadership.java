@@ -303,7 +303,7 @@ final class Leadership {
 		LeaseRecord seen = this.core.observation().lastSeen();
 		Instant wallNow = this.loop.wallNow();
 		LeaseRecord released = seen.rewrite("", 1, wallNow, wallNow, seen.leaseTransitions())
-			.withWindows(this.windows.toWrite(this.loop.now()));
+			.withWindows(this.core.windows().toWrite(this.loop.now()));
 		steps.call("update", () -> this.store.update(released, Duration.ofNanos(remaining)), remaining, Steps.ALWAYS,
 				(stored, failure) -> {
 					ReleaseStep next = ReleaseRules.written(failure, rereadOnConflict);

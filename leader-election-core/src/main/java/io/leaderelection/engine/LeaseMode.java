@@ -161,7 +161,7 @@ final class LeaseMode implements ElectionMode {
 		long seconds = (observation.missingHoldersLeaseDurationNanos() + 999_999_999) / 1_000_000_000;
 		LeaseRecord free = LeaseRecord.of(null, (int) Math.min(Integer.MAX_VALUE - 1, seconds), null, null,
 				Math.max(0, observation.highestTransitionsSeen()))
-			.withWindows(this.loop.leadership.windows.toWrite(this.loop.now()));
+			.withWindows(this.loop.core.windows().toWrite(this.loop.now()));
 		long timeout = this.renewDeadlineNanos;
 		this.loop.steps.lookOnItsWay();
 		this.loop.steps.call("create", () -> this.store.create(free, Duration.ofNanos(timeout)), timeout,

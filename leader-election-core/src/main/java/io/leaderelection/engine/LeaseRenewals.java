@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.rules.ElectionRules;
+import io.leaderelection.engine.rules.JobWindows;
 import io.leaderelection.engine.rules.LeaderStep;
 import io.leaderelection.engine.rules.LeaseRules;
 import io.leaderelection.engine.rules.OwnWrites;
@@ -71,20 +72,20 @@ final class LeaseRenewals {
 		if (timeout <= 0) {
 			return;
 		}
-		Windows windows = this.loop.leadership.windows;
+		JobWindows windows = this.loop.core.windows();
 		LeaseRecord seen = this.loop.core.observation().lastSeen();
 		LeaseRecord renewal = seen
 			.rewrite(this.identity, this.settings.leaseDurationSeconds(), seen.acquireTime(), this.loop.wallNow(),
 					seen.leaseTransitions())
 			.withWindows(windows.toWrite(sentAt));
-		List<Windows.Pending> carried = windows.sending();
+		List<JobWindows.Pending> carried = windows.sending();
 		OwnWrites.Sent write = this.loop.core.ownWrites().sent(renewal, sentAt);
 		this.renewing = true;
 		this.loop.steps.call("update", () -> this.store.update(renewal, Duration.ofNanos(timeout)), timeout, sequence,
 				(stored, failure) -> renewed(write, carried, sentAt, sequence, afterConflict, stored, failure));
 	}
 
-	private void renewed(OwnWrites.Sent write, List<Windows.Pending> carried, long sentAt, long sequence,
+	private void renewed(OwnWrites.Sent write, List<JobWindows.Pending> carried, long sentAt, long sequence,
 			boolean afterConflict, LeaseRecord stored, Throwable failure) {
 		this.renewing = false;
 		Leadership leadership = this.loop.leadership;
@@ -100,7 +101,7 @@ final class LeaseRenewals {
 		leadership.renewedAt(sentAt);
 		long now = this.loop.now();
 		leadership.windows.stored(carried, leadership.isLeader(now));
-		this.loop.scheduleAttempt(this.rules.renewed(sentAt, now, leadership.windows.unrecorded()).delayNanos());
+		this.loop.scheduleAttempt(this.rules.renewed(sentAt, now, this.loop.core.windows().unrecorded()).delayNanos());
 		Term held = leadership.term();
 		RevocationCause ends = held.gateOpen()
 				? LeaseRules.endsAfterRenewal(this.guard.held(), stored, this.identity, held.preferredHolderAtGrant()) : null;

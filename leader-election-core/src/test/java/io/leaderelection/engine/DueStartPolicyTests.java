@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.stream.Stream;
 
+import io.leaderelection.WindowTimes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;

@@ -31,6 +31,9 @@ public final class ElectionCore<R> {
 	/** The claim on its way, and the claims read back too late. */
 	private final Claiming<R> claiming = new Claiming<>();
 
+	/** The once-per-window jobs, as observed while following and as written while leading. */
+	private final JobWindows windows;
+
 	/** The term held, also one being finished; {@code null} when none. Read lock-free by the gate. */
 	private volatile Term term;
 
@@ -42,8 +45,9 @@ public final class ElectionCore<R> {
 	 * @param longestUnseenWrite how long a leader may write unseen by this follower: its longest
 	 * delay between reads and a renew deadline
 	 */
-	public ElectionCore(String identity, Duration leaseDuration, Duration longestUnseenWrite) {
+	public ElectionCore(String election, String identity, Duration leaseDuration, Duration longestUnseenWrite) {
 		this.identity = identity;
+		this.windows = new JobWindows(election, identity);
 		this.observation = new Observation(leaseDuration, longestUnseenWrite);
 		this.ownWrites = new OwnWrites(identity);
 	}
@@ -65,6 +69,11 @@ public final class ElectionCore<R> {
 
 	public Claiming<R> claiming() {
 		return this.claiming;
+	}
+
+	/** The once-per-window jobs; the driver writes them into every write and hands runs out. */
+	public JobWindows windows() {
+		return this.windows;
 	}
 
 	/** The term held, also one being finished; {@code null} when none. Lock-free. */

@@ -8,9 +8,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
+import io.leaderelection.WindowTimes;
 import io.leaderelection.engine.ElectionEngine;
 import io.leaderelection.engine.LeaderCalls;
-import io.leaderelection.engine.WindowTimes;
 import io.leaderelection.engine.WindowedRun;
 
 /**

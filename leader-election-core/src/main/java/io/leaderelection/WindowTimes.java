@@ -1,4 +1,4 @@
-package io.leaderelection.engine;
+package io.leaderelection;
 
 import java.time.Duration;
 
