@@ -57,15 +57,16 @@ final class Claims {
 	 * given back, released when {@code write}; a claim must be on its way.
 	 */
 	Release giveBack(RevocationCause cause, boolean write) {
-		return this.loop.core.claiming().giveBack((made) -> {
-			if (made == null) {
-				return this.loop.leadership.giveBackClaim(cause, write);
-			}
-			if (write) {
-				made.alsoWrite();
-			}
-			return made;
-		});
+		Claiming<Release> claiming = this.loop.core.claiming();
+		Release made = claiming.givenBackBy();
+		if (made == null) {
+			made = this.loop.leadership.giveBackClaim(cause, write);
+			claiming.giveBack(made);
+		}
+		else if (write) {
+			made.alsoWrite();
+		}
+		return made;
 	}
 
 	/**
@@ -98,7 +99,8 @@ final class Claims {
 
 	/** The claim was answered (or not): whatever happened meanwhile, its outcome is dealt with. */
 	private void claimed(Claiming.Sent<Release> sent, long sentAt, LeaseRecord stored, Throwable failure) {
-		ClaimStep<Release> step = this.loop.core.claiming().answered(sent, failure, this.loop.core.observation().lastSeen() == null);
+		boolean seenMissing = this.loop.core.observation().lastSeen() == null;
+		ClaimStep<Release> step = this.loop.core.claiming().answered(sent, failure, seenMissing);
 		if (step instanceof ClaimStep.Refused<Release> refused) {
 			this.loop.refused(refused.refusal(), failure);
 			if (refused.giveBack() != null) {

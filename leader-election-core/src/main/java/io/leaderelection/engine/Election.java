@@ -102,7 +102,7 @@ final class Election {
 		return new ElectionHealth(this.settings.name(), Duration.ofNanos(this.loop.leadership.pastDeadline(now)),
 				this.loop.failureLog.failingFor(now), this.loop.failureLog.lastError(),
 				(lastAttempt != ElectionLoop.NEVER) ? Duration.ofNanos(now - lastAttempt) : null,
-				this.settings.leaseDuration(), this.settings.retryPeriod(), this.loop.oneWriter.conflict(),
+				this.settings.leaseDuration(), this.settings.retryPeriod(), this.loop.core.oneWriter().conflict(),
 				this.loop.leadership.gatedWorkFailure(), this.loop.leadership.lastStepDown());
 	}
 

@@ -8,7 +8,6 @@ import io.leaderelection.RevocationCause;
 import io.leaderelection.engine.rules.ElectionCore;
 import io.leaderelection.engine.rules.ElectionRules;
 import io.leaderelection.engine.rules.Refusal;
-import io.leaderelection.engine.rules.Sight;
 import io.leaderelection.engine.rules.Term;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
@@ -54,8 +53,6 @@ final class ElectionLoop {
 	/** The state the election decides on, and its rules. */
 	final ElectionCore<Release> core;
 
-	final OneWriter oneWriter;
-
 	private final ElectionMode mode;
 
 	final Leadership leadership;
@@ -95,9 +92,9 @@ final class ElectionLoop {
 				this.retryPeriodNanos / PAUSE_DIVISOR, this::paused);
 		this.steps = new Steps(this, scheduler, runtime.monotonicClock(), store.describe(), this::attempt);
 		long longestFollowerDelay = (long) (this.retryPeriodNanos * (1 + FOLLOWER_JITTER));
-		this.core = new ElectionCore<>(settings.name(), identity, settings.leaseDuration(),
+		this.core = new ElectionCore<>(settings.name(), identity, store.describe(),
+				new OtherWriterLog(store.describe(), settings.name(), identity), settings.leaseDuration(),
 				Duration.ofNanos(longestFollowerDelay + this.renewDeadlineNanos));
-		this.oneWriter = new OneWriter(identity, settings.name(), store.describe());
 		this.mode = (settings.forLife() != null) ? ForLifeMode.of(this, settings, store, migrationKey)
 				: new LeaseMode(this, settings, identity, store, (migrationKey != null) ? migrationKey : ClaimGuard.NONE);
 		this.leadership = new Leadership(this, this.mode, store, work, workLane, listener, listenerLane, drainTimeout);
@@ -243,9 +240,6 @@ final class ElectionLoop {
 	boolean stillLeadsOn(LeaseRecord seen, long now) {
 		observeVersion(seen, now);
 		RevocationCause lost = this.core.lostWhileLeading(seen, this.leadership.term());
-		if (lost == RevocationCause.IDENTITY_CONFLICT) {
-			this.oneWriter.conflictSeen(seen);
-		}
 		if (lost != null) {
 			lose(lost);
 		}
@@ -300,20 +294,9 @@ final class ElectionLoop {
 
 	// ---- what was observed
 
-	/** What a follower has seen at the given moment, for its mode's rules to decide on. */
-	Sight sight(long now) {
-		return this.core.sight(now, writerConflict());
-	}
-
-	/** Whether another process was seen writing under this replica's identity. */
-	boolean writerConflict() {
-		return this.oneWriter.conflict() != null;
-	}
-
 	/** Takes note of a version read, written or told, unless a newer one was seen already. */
 	void observe(LeaseRecord record, long at) {
 		if (this.core.observe(record, at)) {
-			this.oneWriter.notice(record, this.core.ownWrites());
 			if (this.leadership.term() == null) {
 				// counted from when the version was first seen, however often it is read again
 				this.core.windows().observed(record.windows(), this.core.observation().observedAtNanos());
@@ -333,8 +316,7 @@ final class ElectionLoop {
 
 	/** Takes note that the Lease is missing, however that was learned. */
 	void observeAbsent(long at) {
-		this.core.observation().observeAbsent(at);
-		this.oneWriter.leaseMissing();
+		this.core.observeAbsent(at);
 	}
 
 	/**

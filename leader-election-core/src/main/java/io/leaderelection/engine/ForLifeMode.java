@@ -125,7 +125,7 @@ final class ForLifeMode implements ElectionMode {
 	/** Decides with {@link ForLifeRules} on what was seen, and carries the step out. */
 	@Override
 	public void decide(long now) {
-		FollowerStep step = this.loop.core.followLock(now, this.loop.writerConflict(), this.ownPod, this.store::podOwner,
+		FollowerStep step = this.loop.core.followLock(now, this.ownPod, this.store::podOwner,
 				this.leaseDurationNanos);
 		if (step instanceof FollowerStep.Wait wait) {
 			this.loop.waitAtMost(wait.atMostNanos());
@@ -302,7 +302,7 @@ final class ForLifeMode implements ElectionMode {
 	public void released(Release release, LeaseRecord stored, long timeoutNanos) {
 		this.loop.steps.call("delete", () -> this.store.delete(stored, Duration.ofNanos(timeoutNanos)), timeoutNanos,
 				Steps.ALWAYS, (ignored, failure) -> this.loop.leadership.carryOut(release, ReleaseRules.lockDeleted(failure)),
-				(ex) -> this.loop.leadership.carryOut(release, ReleaseRules.lockDeleted(ex)));
+				(ex) -> this.loop.leadership.carryOut(release, ReleaseRules.lockDeletionThrew(ex)));
 	}
 
 	/** A renew deadline: a lock has no gate deadline to keep within, and is deleted after its release. */

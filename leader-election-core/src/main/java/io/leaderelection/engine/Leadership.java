@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The term held and how it ends: the gate and its deadline, the fencing token, the leader work
+ * How the term the core holds is granted, kept and ended: the gate and its deadline, the fencing token, the leader work
  * ({@link GatedWork}) started on a grant and drained before a release of our own accord, the
  * release ({@link Release}), and the once-per-window runs started under the term.
  * <p>
@@ -121,11 +121,6 @@ final class Leadership {
 		this.core.hold(won);
 		this.work.start(won, this::holdsOpenGateOf);
 		this.listener.granted(this.election, won.fencingToken(), now);
-	}
-
-	/** Holds the given term without opening its gate: won after a stop or step-down, to be given back. */
-	void holdClosed(Term won) {
-		this.core.hold(won.closed());
 	}
 
 	/** The term's write sent at the given moment succeeded: its gate stays open a deadline from then. */
@@ -239,7 +234,8 @@ final class Leadership {
 			List<String> calls = this.work.callsUnderWay();
 			String stillRunning = calls.size() + " leader-only call(s) still running after the drain timeout of "
 					+ Duration.ofNanos(this.drainTimeoutNanos).toMillis() + " ms; ";
-			ReleaseStep next = ReleaseRules.drainRanOut(holds(release), this.mode.keepsTermUntilWorkEnds(), stillRunning);
+			ReleaseStep.Ended next = ReleaseRules.drainRanOut(holds(release), this.mode.keepsTermUntilWorkEnds(),
+					stillRunning);
 			if (next == null) {
 				release.detail = stillRunning + "the lock is deleted once they end";
 				logger.warn("{} keeps {} of election '{}' until its leader work ends: {}: {}", this.loop.identity(),
@@ -248,7 +244,7 @@ final class Leadership {
 			}
 			release.settled = true;
 			logger.warn("{} does not release {} of election '{}': {}: {}", this.loop.identity(), this.store.describe(),
-					this.election, ((ReleaseStep.Ended) next).detail(), calls);
+					this.election, next.detail(), calls);
 			carryOut(release, next);
 		}
 	}
@@ -296,8 +292,9 @@ final class Leadership {
 		Steps steps = this.loop.steps;
 		steps.abandonAttempts();
 		long remaining = this.mode.releaseTimeLeft(this.loop.now());
-		if (ReleaseRules.beforeWrite(remaining, rereadOnConflict) instanceof ReleaseStep.Ended ended) {
-			carryOut(release, ended);
+		ReleaseStep.Ended tooLate = ReleaseRules.beforeWrite(holds(release), remaining);
+		if (tooLate != null) {
+			carryOut(release, tooLate);
 			return;
 		}
 		LeaseRecord seen = this.core.observation().lastSeen();
@@ -306,7 +303,7 @@ final class Leadership {
 			.withWindows(this.core.windows().toWrite(this.loop.now()));
 		steps.call("update", () -> this.store.update(released, Duration.ofNanos(remaining)), remaining, Steps.ALWAYS,
 				(stored, failure) -> {
-					ReleaseStep next = ReleaseRules.written(failure, rereadOnConflict);
+					ReleaseStep next = ReleaseRules.written(holds(release), failure, rereadOnConflict);
 					if (next instanceof ReleaseStep.Released) {
 						this.loop.observe(stored, this.loop.now());
 						drop();
@@ -344,7 +341,7 @@ final class Leadership {
 	private void releaseFailed(Release release, RuntimeException ex) {
 		logger.error("Releasing {} of election '{}' failed", this.store.describe(), this.election, ex);
 		this.loop.failed(ex);
-		carryOut(release, ReleaseRules.threw(ex));
+		carryOut(release, ReleaseRules.threw(holds(release), ex));
 	}
 
 	/** Whether the given release is of the term held now. */

@@ -4,12 +4,11 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 import io.leaderelection.RevocationCause;
-import io.leaderelection.StepDown;
 import io.leaderelection.engine.rules.FollowerStep;
 import io.leaderelection.engine.rules.LeaseRules;
 import io.leaderelection.engine.rules.Observation;
 import io.leaderelection.engine.rules.Refusal;
-import io.leaderelection.engine.rules.ReleaseStep;
+import io.leaderelection.engine.rules.ReleaseRules;
 import io.leaderelection.store.LeaseRecord;
 import io.leaderelection.store.LeaseStore;
 import org.slf4j.Logger;
@@ -103,8 +102,9 @@ final class LeaseMode implements ElectionMode {
 	 */
 	@Override
 	public void decide(long now) {
-		carryOut(this.loop.core.followLease(this.rules, now, this.loop.campaigning(), this.loop.writerConflict(),
-				(seen) -> this.exitTakeover.holderEnded(seen, this.identity)), now);
+		LeaseRecord judged = this.loop.core.judged(now);
+		String holderExited = (judged != null) ? this.exitTakeover.holderEnded(judged, this.identity) : null;
+		carryOut(this.loop.core.followLease(this.rules, now, this.loop.campaigning(), holderExited), now);
 	}
 
 	private void carryOut(FollowerStep step, long now) {
@@ -142,7 +142,7 @@ final class LeaseMode implements ElectionMode {
 				this.loop.succeeded();
 				this.loop.core.claiming().tooLate();
 			}
-			case EXPIRED -> this.loop.oneWriter.end("its last version naming '" + this.identity + "' expired");
+			case EXPIRED -> this.loop.core.oneWriter().end("its last version naming '" + this.identity + "' expired");
 			case HOLDER_EXITED -> logger.info("{} claims {} of election '{}' held by '{}' at once: {}", this.identity,
 					this.store.describe(), this.settings.name(), seen.holderIdentity(), claim.detail());
 			default -> {
@@ -292,7 +292,7 @@ final class LeaseMode implements ElectionMode {
 
 	@Override
 	public boolean guardsClaims() {
-		return true;
+		return this.guard != ClaimGuard.NONE;
 	}
 
 	/** What the guard guards is given up once drained: old replicas may take it at once. */
@@ -313,7 +313,7 @@ final class LeaseMode implements ElectionMode {
 
 	@Override
 	public void released(Release release, LeaseRecord stored, long timeoutNanos) {
-		this.loop.leadership.carryOut(release, ReleaseStep.ended(false, StepDown.Release.WRITTEN, null));
+		this.loop.leadership.carryOut(release, ReleaseRules.leaseReleased());
 	}
 
 	/**

@@ -1,7 +1,5 @@
 package io.leaderelection.engine.rules;
 
-import java.util.function.Function;
-
 /**
  * This replica's claims of the Lease: the one on its way, and how many in a row were read back
  * too late to lead on. A claim's answer, not a watch event, decides what comes next
@@ -36,14 +34,19 @@ public final class Claiming<R> {
 	}
 
 	/**
-	 * The election stops or steps down while the claim is on its way: the term it may win is to
-	 * be given back, by the release made for it, or by the one made before when there is one.
-	 * @param release makes the release, given whether one was made already
+	 * The release that gives back the term the claim on its way may win; {@code null} while the
+	 * election neither stopped nor stepped down since it was sent. A claim must be on its way.
 	 */
-	public R giveBack(Function<R, R> release) {
-		Sent<R> sent = this.onItsWay;
-		sent.giveBack = release.apply(sent.giveBack);
-		return sent.giveBack;
+	public R givenBackBy() {
+		return this.onItsWay.giveBack;
+	}
+
+	/**
+	 * The election stops or steps down while the claim is on its way: the term it may win is to
+	 * be given back by the given release. A claim must be on its way.
+	 */
+	public void giveBack(R release) {
+		this.onItsWay.giveBack = release;
 	}
 
 	/**

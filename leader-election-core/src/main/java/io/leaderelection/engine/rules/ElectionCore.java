@@ -25,6 +25,9 @@ public final class ElectionCore<R> {
 	/** The versions this process's writes stored. */
 	private final OwnWrites ownWrites;
 
+	/** Whether another process writes the Lease under our identity. */
+	private final OneWriter oneWriter;
+
 	/** Staying out after giving a term up. */
 	private final StayOut stayOut = new StayOut();
 
@@ -41,12 +44,16 @@ public final class ElectionCore<R> {
 	private long termsBegun;
 
 	/**
+	 * @param lease the Lease, as descriptions name it
+	 * @param told told of another process writing under our identity, to log it
 	 * @param leaseDuration the lease duration claims write
 	 * @param longestUnseenWrite how long a leader may write unseen by this follower: its longest
 	 * delay between reads and a renew deadline
 	 */
-	public ElectionCore(String election, String identity, Duration leaseDuration, Duration longestUnseenWrite) {
+	public ElectionCore(String election, String identity, String lease, OneWriter.Told told, Duration leaseDuration,
+			Duration longestUnseenWrite) {
 		this.identity = identity;
+		this.oneWriter = new OneWriter(identity, lease, told);
 		this.windows = new JobWindows(election, identity);
 		this.observation = new Observation(leaseDuration, longestUnseenWrite);
 		this.ownWrites = new OwnWrites(identity);
@@ -60,6 +67,11 @@ public final class ElectionCore<R> {
 	/** This process's writes; the driver records each it sends and each answer. */
 	public OwnWrites ownWrites() {
 		return this.ownWrites;
+	}
+
+	/** Whether another process writes the Lease under our identity. */
+	public OneWriter oneWriter() {
+		return this.oneWriter;
 	}
 
 	/** Staying out after a step-down. */
@@ -101,33 +113,51 @@ public final class ElectionCore<R> {
 		if (!this.observation.observe(record, at)) {
 			return false;
 		}
+		this.oneWriter.notice(record, this.ownWrites);
 		this.stayOut.noticeTakeover(record, this.identity);
 		return true;
+	}
+
+	/** The Lease was found missing at the given moment, however that was learned. */
+	public void observeAbsent(long at) {
+		this.observation.observeAbsent(at);
+		this.oneWriter.leaseMissing();
+	}
+
+	/** Whether another process was seen writing under this replica's identity. */
+	public boolean writerConflict() {
+		return this.oneWriter.conflict() != null;
 	}
 
 	// ---- decisions
 
 	/** What a follower has seen at the given moment. */
-	public Sight sight(long now, boolean writerConflict) {
-		return Sight.of(this.observation, this.stayOut, writerConflict, this.identity, now);
+	public Sight sight(long now) {
+		return Sight.of(this.observation, this.stayOut, writerConflict(), this.identity, now);
+	}
+
+	/**
+	 * The version a follower judges at the given moment: the last seen, unless it stays out or
+	 * another process writes under our identity; {@code null} when none. The driver learns what
+	 * it can of its holder (whether its process ended) before {@link #followLease}.
+	 */
+	public LeaseRecord judged(long now) {
+		Sight sight = sight(now);
+		return (sight.seen() != null && !sight.stayingOut() && !sight.writerConflict()) ? sight.seen() : null;
 	}
 
 	/**
 	 * A lease-mode follower's next step at the given moment ({@link LeaseRules#follow}).
 	 * @param campaigning whether the election campaigns, rather than only following: one that
 	 * only follows leads on nothing, not even a claim of an earlier campaign
-	 * @param writerConflict whether another process was seen writing under this identity
-	 * @param holderExited why the holder of a version has ended, as the kubelet reported;
-	 * {@code null} when nothing proves it
+	 * @param holderExited why the holder of the version {@link #judged} has ended, as the kubelet
+	 * reported; {@code null} when nothing proves it
 	 */
-	public FollowerStep followLease(LeaseRules rules, long now, boolean campaigning, boolean writerConflict,
-			Function<LeaseRecord, String> holderExited) {
-		Sight sight = sight(now, writerConflict);
-		LeaseRecord seen = sight.seen();
-		boolean judged = seen != null && !sight.stayingOut() && !writerConflict;
-		OwnWrites.Sent ownClaim = (judged && campaigning) ? this.ownWrites.sinceLastTerm(seen) : null;
-		return rules.follow(sight, now, (ownClaim != null) ? ownClaim.sentAtNanos() : null,
-				this.claiming.claimedAgainTooLate(), judged ? holderExited.apply(seen) : null);
+	public FollowerStep followLease(LeaseRules rules, long now, boolean campaigning, String holderExited) {
+		LeaseRecord judged = judged(now);
+		OwnWrites.Sent ownClaim = (judged != null && campaigning) ? this.ownWrites.sinceLastTerm(judged) : null;
+		return rules.follow(sight(now), now, (ownClaim != null) ? ownClaim.sentAtNanos() : null,
+				this.claiming.claimedAgainTooLate(), holderExited);
 	}
 
 	/**
@@ -136,9 +166,9 @@ public final class ElectionCore<R> {
 	 * @param ownerOf the Pod owning a version of the lock; {@code null} when none
 	 * @param leaseDurationNanos how long a lock must have been missing, after a gap, to be created
 	 */
-	public FollowerStep followLock(long now, boolean writerConflict, PodReference ownPod,
-			Function<LeaseRecord, PodReference> ownerOf, long leaseDurationNanos) {
-		Sight sight = sight(now, writerConflict);
+	public FollowerStep followLock(long now, PodReference ownPod, Function<LeaseRecord, PodReference> ownerOf,
+			long leaseDurationNanos) {
+		Sight sight = sight(now);
 		LeaseRecord heldBeforeMissing = this.observation.heldBeforeMissing();
 		ForLifeRules.LockSight lock = new ForLifeRules.LockSight(ownPod,
 				(sight.seen() != null) ? ownerOf.apply(sight.seen()) : null, heldBeforeMissing,
@@ -153,8 +183,12 @@ public final class ElectionCore<R> {
 	 * term is lost, or {@code null} when it goes on ({@link ElectionRules#lostWhileLeading}).
 	 */
 	public RevocationCause lostWhileLeading(LeaseRecord seen, Term term) {
-		return ElectionRules.lostWhileLeading(seen, term.acquired(), seen != null && this.ownWrites.wrote(seen),
-				this.identity);
+		RevocationCause lost = ElectionRules.lostWhileLeading(seen, term.acquired(),
+				seen != null && this.ownWrites.wrote(seen), this.identity);
+		if (lost == RevocationCause.IDENTITY_CONFLICT) {
+			this.oneWriter.conflictSeen(seen);
+		}
+		return lost;
 	}
 
 	/** Whether a release of the term may be written over a version ({@link ElectionRules#ofTheTerm}). */

@@ -36,9 +36,9 @@ public record Refusal(boolean answered, boolean leaseMissing, boolean existedUns
 	}
 
 	/**
-	 * The deletion of a lock judged gone, refused or unanswered (a lock already gone is as good as
-	 * deleted): written, or deleted and created again, since it was judged, it is judged again at
-	 * once.
+	 * The deletion of a lock judged gone, refused or unanswered (one already gone counts as
+	 * deleted, and is no refusal): written, or deleted and created again, since it was judged, it
+	 * is judged again at once.
 	 */
 	public static Refusal ofLockDeletion(Throwable failure) {
 		boolean changed = failure instanceof LeaseConflictException;

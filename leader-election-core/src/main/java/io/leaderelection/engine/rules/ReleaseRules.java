@@ -43,7 +43,7 @@ public final class ReleaseRules {
 	 * @param stillRunning what is still running, for the release's detail
 	 * @return {@code null} when the release waits on for the calls
 	 */
-	public static ReleaseStep drainRanOut(boolean held, boolean keepsTermUntilWorkEnds, String stillRunning) {
+	public static ReleaseStep.Ended drainRanOut(boolean held, boolean keepsTermUntilWorkEnds, String stillRunning) {
 		if (keepsTermUntilWorkEnds) {
 			return null;
 		}
@@ -60,25 +60,27 @@ public final class ReleaseRules {
 	/**
 	 * The release is about to be written with this long left before the gate's deadline: a write
 	 * sent after it would come from a replica that may have been replaced.
+	 * @return {@code null} when it may be written
 	 */
-	public static ReleaseStep beforeWrite(long timeLeftNanos, boolean rereadOnConflict) {
-		return (timeLeftNanos > 0) ? new ReleaseStep.Write(rereadOnConflict)
-				: ReleaseStep.ended(true, StepDown.Release.NOT_WRITTEN, "the renew deadline passed before the release");
+	public static ReleaseStep.Ended beforeWrite(boolean held, long timeLeftNanos) {
+		return (timeLeftNanos > 0) ? null
+				: ReleaseStep.ended(held, StepDown.Release.NOT_WRITTEN, "the renew deadline passed before the release");
 	}
 
 	/**
 	 * The release's write was answered: a conflict is read again once (a renewal answered late may
 	 * have moved the version); any other failure leaves the Lease to expire.
+	 * @param held whether the term released is still held, as only it may be let go
 	 * @param failure {@code null} when it was written
 	 */
-	public static ReleaseStep written(Throwable failure, boolean rereadOnConflict) {
+	public static ReleaseStep written(boolean held, Throwable failure, boolean rereadOnConflict) {
 		if (failure == null) {
 			return new ReleaseStep.Released();
 		}
 		if (failure instanceof LeaseConflictException && rereadOnConflict) {
 			return new ReleaseStep.Reread();
 		}
-		return ReleaseStep.ended(true, StepDown.Release.NOT_WRITTEN, "the release failed: " + failure.getMessage());
+		return ReleaseStep.ended(held, StepDown.Release.NOT_WRITTEN, "the release failed: " + failure.getMessage());
 	}
 
 	/**
@@ -90,6 +92,11 @@ public final class ReleaseRules {
 		return (held && ofTheTerm) ? new ReleaseStep.Write(false)
 				: ReleaseStep.ended(held, StepDown.Release.NOT_WRITTEN,
 						"the Lease no longer holds the term being released");
+	}
+
+	/** A released Lease is over: it expires at once, and followers take over. */
+	public static ReleaseStep leaseReleased() {
+		return ReleaseStep.ended(false, StepDown.Release.WRITTEN, null);
 	}
 
 	/**
@@ -108,9 +115,14 @@ public final class ReleaseRules {
 		return ReleaseStep.ended(false, StepDown.Release.NOT_LEADER, null);
 	}
 
-	/** A step of the release threw: it ends unwritten, and the Lease expires. */
-	public static ReleaseStep threw(RuntimeException ex) {
-		return ReleaseStep.ended(true, StepDown.Release.NOT_WRITTEN, "the release failed: " + ex);
+	/** A released lock's deletion threw: the follower that finds the lock's Pod ended replaces it. */
+	public static ReleaseStep lockDeletionThrew(RuntimeException ex) {
+		return ReleaseStep.ended(false, StepDown.Release.WRITTEN, "released; the lock could not be deleted: " + ex);
+	}
+
+	/** A step of the release threw: it ends unwritten, and the Lease expires; only the term released is let go. */
+	public static ReleaseStep threw(boolean held, RuntimeException ex) {
+		return ReleaseStep.ended(held, StepDown.Release.NOT_WRITTEN, "the release failed: " + ex);
 	}
 
 	/**

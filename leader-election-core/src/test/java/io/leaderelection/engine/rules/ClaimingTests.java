@@ -28,7 +28,7 @@ class ClaimingTests {
 		Claiming<String> claiming = new Claiming<>();
 		Claiming.Sent<String> sent = claiming.send(4, creates);
 		if (givenBack) {
-			claiming.giveBack((made) -> "stop");
+			claiming.giveBack("stop");
 		}
 		Throwable failure = answer.equals("stored") ? null : FollowerSteps.failure(answer);
 		assertThat(describe(claiming.answered(sent, failure, seenMissing))).isEqualTo(next);
@@ -58,12 +58,12 @@ class ClaimingTests {
 	}
 
 	@Test
-	void aStepDownAfterAStopWithoutReleaseKeepsTheReleaseTheStopMade() {
-		Claiming<StringBuilder> claiming = new Claiming<>();
+	void aClaimOnItsWayIsGivenBackByTheReleaseMadeForIt() {
+		Claiming<String> claiming = new Claiming<>();
 		claiming.send(7, false);
-		StringBuilder stop = claiming.giveBack((made) -> new StringBuilder("stop"));
-		StringBuilder stepDown = claiming.giveBack((made) -> made.append(", written after all"));
-		assertThat(stepDown).isSameAs(stop).hasToString("stop, written after all");
+		assertThat(claiming.givenBackBy()).as("neither stopped nor stepped down").isNull();
+		claiming.giveBack("stop");
+		assertThat(claiming.givenBackBy()).isEqualTo("stop");
 		assertThat(claiming.transitionsOnItsWay()).isEqualTo(7);
 	}
 

@@ -1,5 +1,6 @@
 package io.leaderelection.engine.rules;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -46,30 +47,30 @@ class ReleaseRulesTests {
 	}
 
 	@ParameterizedTest(name = "{0}")
-	@CsvSource(delimiter = '|', textBlock = """
-			# situation                                                 | time left before the gate's deadline | read again on a conflict | next
-			time left: the release is written                             | 1                                    | true                     | write, read again on a conflict
-			the write after a read again meets no second read             | 4000                                 | false                    | write
-			the deadline passed: a replaced replica must not write        | 0                                    | true                     | drop, end NOT_WRITTEN: the renew deadline passed before the release
-			long past the deadline                                        | -3000                                | false                    | drop, end NOT_WRITTEN: the renew deadline passed before the release
+	@CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+			# situation                                                 | held  | time left before the gate's deadline | next
+			time left: the release is written                             | true  | 1                                    | -
+			the deadline passed: a replaced replica must not write        | true  | 0                                    | drop, end NOT_WRITTEN: the renew deadline passed before the release
+			long past the deadline                                        | true  | -3000                                | drop, end NOT_WRITTEN: the renew deadline passed before the release
 			""")
-	void aReleaseAboutToBeWritten(String situation, long timeLeftMillis, boolean reread, String next) {
-		assertThat(describe(ReleaseRules.beforeWrite(ms(timeLeftMillis), reread))).isEqualTo(next);
+	void aReleaseAboutToBeWritten(String situation, boolean held, long timeLeftMillis, String next) {
+		assertThat(describe(ReleaseRules.beforeWrite(held, ms(timeLeftMillis)))).isEqualTo(next);
 	}
 
 	@ParameterizedTest(name = "{0}")
 	@CsvSource(delimiter = '|', textBlock = """
-			# situation                                                   | answer    | read again on a conflict | next
-			written: the term is let go                                     | stored    | true                     | released
-			a conflict (a renewal answered late) is read again once         | conflict  | true                     | read again
-			a second conflict leaves the Lease to expire                    | conflict  | false                    | drop, end NOT_WRITTEN: the release failed: update Lease a/b: changed
-			a deletion leaves nothing to release                            | not found | true                     | drop, end NOT_WRITTEN: the release failed: update Lease a/b: gone
-			no answer: the Lease expires                                    | no answer | true                     | drop, end NOT_WRITTEN: %s
+			# situation                                                   | held  | answer    | read again on a conflict | next
+			written: the term is let go                                     | true  | stored    | true                     | released
+			a conflict (a renewal answered late) is read again once         | true  | conflict  | true                     | read again
+			a second conflict leaves the Lease to expire                    | true  | conflict  | false                    | drop, end NOT_WRITTEN: the release failed: update Lease a/b: changed
+			a deletion leaves nothing to release                            | true  | not found | true                     | drop, end NOT_WRITTEN: the release failed: update Lease a/b: gone
+			no answer: the Lease expires                                    | true  | no answer | true                     | drop, end NOT_WRITTEN: %s
+			a term lost meanwhile, and another won, is not let go           | false | no answer | true                     | end NOT_WRITTEN: %s
 			""")
-	void theReleasesWriteWasAnswered(String situation, String answer, boolean reread, String next) {
+	void theReleasesWriteWasAnswered(String situation, boolean held, String answer, boolean reread, String next) {
 		Throwable failure = answer.equals("stored") ? null : FollowerSteps.failure(answer);
 		String expected = (failure != null) ? next.replace("%s", "the release failed: " + failure.getMessage()) : next;
-		assertThat(describe(ReleaseRules.written(failure, reread))).isEqualTo(expected);
+		assertThat(describe(ReleaseRules.written(held, failure, reread))).isEqualTo(expected);
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -118,11 +119,23 @@ class ReleaseRulesTests {
 
 	@ParameterizedTest(name = "{0}")
 	@CsvSource(delimiter = '|', textBlock = """
-			# situation                                                 | next
-			a step that throws ends the release, and the Lease expires    | drop, end NOT_WRITTEN: the release failed: java.lang.IllegalStateException: boom
+			# situation                                                 | held  | next
+			a step that throws ends the release, and the Lease expires    | true  | drop, end NOT_WRITTEN: the release failed: java.lang.IllegalStateException: boom
+			a term lost meanwhile is not let go again                     | false | end NOT_WRITTEN: the release failed: java.lang.IllegalStateException: boom
 			""")
-	void aStepOfTheReleaseThrew(String situation, String next) {
-		assertThat(describe(ReleaseRules.threw(new IllegalStateException("boom")))).isEqualTo(next);
+	void aStepOfTheReleaseThrew(String situation, boolean held, String next) {
+		assertThat(describe(ReleaseRules.threw(held, new IllegalStateException("boom")))).isEqualTo(next);
+	}
+
+	@Test
+	void aReleasedLeaseIsOver() {
+		assertThat(describe(ReleaseRules.leaseReleased())).isEqualTo("end WRITTEN");
+	}
+
+	@Test
+	void aReleasedLockWhoseDeletionThrewIsLeftToAFollowerToReplace() {
+		assertThat(describe(ReleaseRules.lockDeletionThrew(new IllegalStateException("boom"))))
+			.isEqualTo("end WRITTEN: released; the lock could not be deleted: java.lang.IllegalStateException: boom");
 	}
 
 	/** A step in the words of the tables; {@code null} for none. */

@@ -1,9 +1,6 @@
-package io.leaderelection.engine;
+package io.leaderelection.engine.rules;
 
-import io.leaderelection.engine.rules.OwnWrites;
 import io.leaderelection.store.LeaseRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One identity, one writer: tells versions this process wrote from versions another process
@@ -11,16 +8,13 @@ import org.slf4j.LoggerFactory;
  * second, newer one means a live writer, and two writers under one identity could both believe
  * they lead, so this one keeps out while the other writes.
  */
-final class OneWriter {
-
-	/** Logs as the election does, under the one category users set levels for. */
-	private static final Logger logger = LoggerFactory.getLogger(Election.class);
+public final class OneWriter {
 
 	private final String identity;
 
-	private final String election;
-
 	private final String lease;
+
+	private final Told told;
 
 	/** What shows that another process writes the Lease under our identity; {@code null} when nothing. */
 	private volatile String conflict;
@@ -28,14 +22,18 @@ final class OneWriter {
 	/** The last version seen that names our identity but was not written by this process. */
 	private LeaseRecord foreignVersionNamingUs;
 
-	OneWriter(String identity, String election, String lease) {
+	/**
+	 * @param lease the Lease, as the conflict's description names it
+	 * @param told told when another writer is first seen, and when it is gone
+	 */
+	public OneWriter(String identity, String lease, Told told) {
 		this.identity = identity;
-		this.election = election;
 		this.lease = lease;
+		this.told = told;
 	}
 
 	/** What shows that another process writes under our identity; {@code null} when nothing. Lock-free. */
-	String conflict() {
+	public String conflict() {
 		return this.conflict;
 	}
 
@@ -66,21 +64,29 @@ final class OneWriter {
 	/** Another process writes the Lease under our identity, as this version shows. */
 	void conflictSeen(LeaseRecord version) {
 		if (this.conflict == null) {
-			logger.error("Another process writes {} of election '{}' as '{}', this replica's identity: two replicas "
-					+ "were given one identity (leader.election.identity). This replica keeps out of the election "
-					+ "while the other one writes.", this.lease, this.election, this.identity);
+			this.told.otherWriterSeen();
 		}
 		this.conflict = "another process writes " + this.lease + " as '" + this.identity + "' (renewTime "
 				+ version.renewTime() + "); this replica keeps out";
 	}
 
 	/** The other writer is gone, for the given reason. */
-	void end(String reason) {
+	public void end(String reason) {
 		if (this.conflict != null) {
-			logger.info("{} of election '{}': {}; '{}' campaigns again", this.lease, this.election, reason,
-					this.identity);
+			this.told.otherWriterGone(reason);
 			this.conflict = null;
 		}
+	}
+
+	/** What the driver is told, to log it. */
+	public interface Told {
+
+		/** Another process was first seen writing the Lease under our identity. */
+		void otherWriterSeen();
+
+		/** The other writer is gone, for the given reason. */
+		void otherWriterGone(String reason);
+
 	}
 
 }
