@@ -2,7 +2,11 @@ package io.leaderelection.chaos;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.leaderelection.engine.ElectionEngine;
@@ -15,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The gate overlap the balanced shards chaos run found, reproduced in about ten seconds (see
+ * The gate overlap the balanced shards chaos run found, reproduced in about five seconds (see
  * {@code docs/chaos-report.md}, "Elected shards, balanced"). Four replicas campaign in eight
  * balanced shards on the {@link ChaosApiServer}, with the run's timings. Replica {@code b} cannot
  * watch half of the shards' Leases (its watches are refused, as after an API server restart or a
@@ -67,10 +71,22 @@ class BalancedFollowerWithoutWatchTests {
 				ChaosApiServer.from("b").and(ChaosApiServer.method("POST"))
 					.and((request) -> request.getPath().endsWith("/leases")),
 				() -> ChaosApiServer.status(500, "InternalError", "b cannot create, for a start"));
+		Set<String> answeredToB = ConcurrentHashMap.newKeySet();
+		this.server.onLeaseRequest((lease, client, request, code) -> {
+			if ("b".equals(client)) {
+				answeredToB.add(lease + " " + request + " " + code);
+			}
+		});
 		ElectionEngine b = engine("b");
+		List<String> shards = b.shardNames(ChaosSettings.SHARDED_ELECTION);
 		b.start();
-		Thread.sleep(400);
-		// b has read every shard's Lease missing; now its reads fail while the others create them
+		await().atMost(Duration.ofSeconds(10)).until(() -> shards.stream().allMatch((shard) -> {
+			String lease = b.status(shard).leaseName();
+			return answeredToB.contains(lease + " GET 404") && (answeredToB.contains(lease + " watch 101")
+					|| answeredToB.contains(lease + " watch 403"));
+		}));
+		// b has read every shard's Lease missing and tried to watch it; now its reads fail while the
+		// others create them
 		ChaosApiServer.Answer noReads = this.server.answer(
 				ChaosApiServer.from("b").and(ChaosApiServer.method("GET"))
 					.and((request) -> request.getPath().contains("/leases/chaos-shards-")),
@@ -80,15 +96,16 @@ class BalancedFollowerWithoutWatchTests {
 			others.add(engine(identity));
 		}
 		others.forEach(ElectionEngine::start);
-		List<String> shards = b.shardNames(ChaosSettings.SHARDED_ELECTION);
 		// the others create the missing Leases without holder and claim them; b, which reads none
 		// of the shards it cannot watch, may claim those it watches once they stayed unchanged
 		await().atMost(Duration.ofSeconds(20))
 			.until(() -> UNWATCHED.stream()
 				.map(shards::get)
 				.allMatch((shard) -> others.stream().anyMatch((other) -> other.isLeader(shard))));
-		// long enough for b, which sees none of them hold a shard, to stop counting them as members
-		Thread.sleep(3000);
+		// b stops counting as members those it does not see hold a shard: a member it sees renew its
+		// record counts only a while after it joined unless it holds one of the shards b can read
+		await().atMost(ChaosSettings.LEASE_DURATION.multipliedBy(4))
+			.until(() -> b.status(shards.get(0)).group().members() <= membersSeenHolding(b, shards));
 		noReads.close();
 		noCreates.close();
 		// once it can read again, b learns who holds each of the shards it cannot watch: its reads are
@@ -136,6 +153,16 @@ class BalancedFollowerWithoutWatchTests {
 			.as("a new leader of %s %d ms after its deletion, before a lease duration (%s)", shard,
 					firstLeaderAfter / 1_000_000, bSaw)
 			.isTrue();
+	}
+
+	/** How many replicas b sees hold a shard, b included whether it holds one or not. */
+	private static int membersSeenHolding(ElectionEngine b, List<String> shards) {
+		Set<String> holders = new HashSet<>(Set.of(b.identity()));
+		shards.stream()
+			.map((shard) -> b.status(shard).holderIdentity())
+			.filter(Objects::nonNull)
+			.forEach(holders::add);
+		return holders.size();
 	}
 
 	private ElectionEngine engine(String identity) {

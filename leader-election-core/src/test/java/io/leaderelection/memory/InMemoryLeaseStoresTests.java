@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The in-memory Leases under the real engine: one process leads at once; replicas sharing them
@@ -118,16 +120,12 @@ class InMemoryLeaseStoresTests {
 
 	/** The one replica that leads, once it leads and its grant was told. */
 	private ElectionEngine awaitLeader(List<ElectionEngine> replicas) throws InterruptedException {
-		long deadline = System.nanoTime() + WAIT.toNanos();
-		while (System.nanoTime() < deadline) {
-			for (ElectionEngine replica : replicas) {
-				if (replica.isLeader() && replica.awaitLeadership("default", true, WAIT)) {
-					return replica;
-				}
-			}
-			Thread.sleep(1);
-		}
-		throw new AssertionError("no leader within " + WAIT);
+		ElectionEngine leader = await().atMost(WAIT)
+			.pollInterval(Duration.ofMillis(5))
+			.until(() -> replicas.stream().filter(ElectionEngine::isLeader).findFirst(), Optional::isPresent)
+			.orElseThrow();
+		assertThat(leader.awaitLeadership("default", true, WAIT)).as("%s's grant told", leader.identity()).isTrue();
+		return leader;
 	}
 
 	private static LeaseRecord created(String holder) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -14,6 +15,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 
 /**
@@ -28,9 +30,18 @@ final class CrudApiServer implements AutoCloseable {
 
 	private final KubernetesMockServer server;
 
+	/** By client: see {@link #firstLeaseRequestAt}. */
+	private final Map<String, Long> firstLeaseRequests = new ConcurrentHashMap<>();
+
 	private CrudApiServer() {
 		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-				new KubernetesCrudDispatcher(), false);
+				new KubernetesCrudDispatcher() {
+					@Override
+					public MockResponse dispatch(RecordedRequest request) {
+						noteFirstLeaseRequest(request);
+						return super.dispatch(request);
+					}
+				}, false);
 		this.server.init(InetAddress.getLoopbackAddress(), 0);
 	}
 
@@ -70,6 +81,23 @@ final class CrudApiServer implements AutoCloseable {
 			requests.add(request.getHeader(CLIENT_HEADER) + " " + request.getMethod() + " " + request.getPath());
 		}
 		return requests;
+	}
+
+	/**
+	 * When the server got the client's first request about a Lease, on {@link System#nanoTime()}
+	 * as the engine's clock: before the client can have learned anything from its answer.
+	 * @return {@code null} until one came
+	 */
+	Long firstLeaseRequestAt(String client) {
+		return this.firstLeaseRequests.get(client);
+	}
+
+	private void noteFirstLeaseRequest(RecordedRequest request) {
+		String client = request.getHeader(CLIENT_HEADER);
+		String path = request.getPath();
+		if (client != null && path != null && path.contains("/leases")) {
+			this.firstLeaseRequests.putIfAbsent(client, System.nanoTime());
+		}
 	}
 
 	@Override

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -182,11 +183,9 @@ class NeverTwoLeadersIntegrationTests {
 
 		cutOff(leader);
 		deleteLease();
-		long firstAskedAt;
-		try (FirstLeaseRequest firstRequest = new FirstLeaseRequest(this.server, "late")) {
-			startReplica("late", Map.of(), LeaderJobs.class);
-			firstAskedAt = firstRequest.awaitSeenAt();
-		}
+		startReplica("late", Map.of(), LeaderJobs.class);
+		long firstAskedAt = await().atMost(ELECTION_TIMEOUT)
+			.until(() -> this.server.firstLeaseRequestAt("late"), Objects::nonNull);
 		Replica late = this.replicas.get(this.replicas.size() - 1);
 
 		await().atMost(ELECTION_TIMEOUT).until(late::isLeader);
@@ -197,10 +196,9 @@ class NeverTwoLeadersIntegrationTests {
 		SoftAssertions.assertSoftly((softly) -> {
 			softly.check(() -> gates.assertNoOverlap(ELECTION));
 			assertNoTwoReplicasRanAtOnce(softly, ticks.runs());
-			// the poller sees a request a few milliseconds after the server got it
 			softly.assertThat(Duration.ofNanos(takeover.openedAt - firstAskedAt))
 				.as("time from the late replica's first request about the Lease to its gate opening")
-				.isGreaterThanOrEqualTo(LEASE_DURATION.minus(FirstLeaseRequest.POLL_SLACK));
+				.isGreaterThanOrEqualTo(LEASE_DURATION);
 			softly.assertThat(takeover.fencingToken)
 				.as("fencing token of the late replica, against the cut-off leader's %d", leaderToken)
 				.isGreaterThan(leaderToken);
@@ -658,62 +656,6 @@ class NeverTwoLeadersIntegrationTests {
 		@Bean
 		ElectionListener gateRecorder(@Value("${leader.election.identity}") String identity) {
 			return gates.recorderFor(identity);
-		}
-
-	}
-
-	/**
-	 * When the API server was first asked about the Lease by one client, as a poller of the
-	 * server's request log sees it: that client cannot have learned the Lease is missing before.
-	 */
-	static final class FirstLeaseRequest implements AutoCloseable {
-
-		/** How much later than the server the poller may see a request. */
-		static final Duration POLL_SLACK = Duration.ofMillis(100);
-
-		private final CountDownLatch seen = new CountDownLatch(1);
-
-		private final Thread poller;
-
-		private volatile long seenAt;
-
-		FirstLeaseRequest(CrudApiServer server, String client) {
-			this.poller = new Thread(() -> {
-				try {
-					while (this.seen.getCount() > 0) {
-						for (String request : server.takeRequests()) {
-							if (request.startsWith(client + " ") && request.contains("/leases")) {
-								this.seenAt = System.nanoTime();
-								this.seen.countDown();
-								return;
-							}
-						}
-						Thread.sleep(2);
-					}
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
-			}, "first-lease-request");
-			this.poller.setDaemon(true);
-			this.poller.start();
-		}
-
-		long awaitSeenAt() {
-			try {
-				assertThat(this.seen.await(ELECTION_TIMEOUT.toSeconds(), TimeUnit.SECONDS))
-					.as("a request about the Lease").isTrue();
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
-			return this.seenAt;
-		}
-
-		@Override
-		public void close() {
-			this.poller.interrupt();
 		}
 
 	}

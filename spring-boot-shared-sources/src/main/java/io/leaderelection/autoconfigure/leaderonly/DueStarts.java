@@ -10,6 +10,7 @@ import io.leaderelection.autoconfigure.window.WindowedStarts;
 import io.leaderelection.engine.DaemonThreads;
 import io.leaderelection.engine.DueStartPolicy;
 import io.leaderelection.engine.ExecutorElectionScheduler;
+import io.leaderelection.engine.MonotonicClock;
 
 import org.springframework.context.Lifecycle;
 
@@ -25,6 +26,9 @@ public class DueStarts implements AutoCloseable {
 
 	private final LeaderOnlyRegistry registry;
 
+	/** When calls and grants come, as the policy measures the time between them. */
+	private final MonotonicClock clock;
+
 	private final ScheduledExecutorService timer = Executors
 		.newSingleThreadScheduledExecutor(DaemonThreads.named("leader-only-due-timer-"));
 
@@ -35,9 +39,10 @@ public class DueStarts implements AutoCloseable {
 	/** The elections whose grants start their due jobs. */
 	private final Set<String> hooked = ConcurrentHashMap.newKeySet();
 
-	public DueStarts(WindowedStarts starts, LeaderOnlyRegistry registry) {
+	public DueStarts(WindowedStarts starts, LeaderOnlyRegistry registry, MonotonicClock clock) {
 		this.starts = starts;
 		this.registry = registry;
+		this.clock = clock;
 	}
 
 	/**
@@ -46,7 +51,7 @@ public class DueStarts implements AutoCloseable {
 	 * @param again runs the job as a call of it does, without holding it
 	 */
 	public void called(String election, String job, Runnable again) {
-		this.policy.called(election, job, System.nanoTime(), again);
+		this.policy.called(election, job, this.clock.nanoTime(), again);
 		if (this.hooked.add(election)) {
 			this.registry.register(election, new GrantHook(election), "the due starts of once-per-window jobs");
 		}
@@ -85,7 +90,7 @@ public class DueStarts implements AutoCloseable {
 
 		@Override
 		public void start() {
-			DueStarts.this.policy.granted(this.election, System.nanoTime(),
+			DueStarts.this.policy.granted(this.election, DueStarts.this.clock.nanoTime(),
 					(job) -> DueStarts.this.starts.times(this.election, job));
 		}
 

@@ -4,6 +4,7 @@ import io.leaderelection.LeaderElector;
 import io.leaderelection.autoconfigure.LeaderElectionAutoConfiguration;
 import io.leaderelection.autoconfigure.window.WindowedStarts;
 import io.leaderelection.engine.ElectionEngine;
+import io.leaderelection.engine.MonotonicClock;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -40,7 +41,7 @@ public class LeaderOnlyAutoConfiguration {
 	@Bean
 	@ConditionalOnBean(ElectionEngine.class)
 	DueStarts dueStarts(WindowedStarts windowedStarts, LeaderOnlyRegistry leaderOnlyRegistry) {
-		return new DueStarts(windowedStarts, leaderOnlyRegistry);
+		return new DueStarts(windowedStarts, leaderOnlyRegistry, MonotonicClock.system());
 	}
 
 	@Bean

@@ -13,6 +13,7 @@ import io.leaderelection.LeaderOnly;
 import io.leaderelection.WindowStatus;
 import io.leaderelection.autoconfigure.CrudKubernetesServer;
 import io.leaderelection.autoconfigure.leaderonly.LeaderOnlyInvocations.Outcome;
+import io.leaderelection.engine.ElectionEngine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -151,9 +152,11 @@ class LeaderOnlyWindowHandoverTests {
 			.run((a) -> {
 				Replicas.awaitLeader(a, "default");
 				Jobs jobs = a.getBean(Jobs.class);
+				DueStarts due = a.getBean(DueStarts.class);
 				jobs.tick();
-				passes(HELD_CALL_AFTER);
+				awaitSinceLastStart(a, "jobs.tick", HELD_CALL_AFTER);
 				jobs.tick();
+				assertThat(due.runsDue("default", "jobs.tick")).as("a run held").isTrue();
 				jobs.tick();
 				assertThat(starts.of("tick")).hasSize(1);
 				await().atMost(Replicas.WAIT).until(() -> starts.of("tick").size() == 2);
@@ -178,14 +181,17 @@ class LeaderOnlyWindowHandoverTests {
 		replica(leaseName, "a", starts).run((a) -> {
 			Replicas.awaitLeader(a, "default");
 			Jobs jobs = a.getBean(Jobs.class);
+			DueStarts due = a.getBean(DueStarts.class);
 			jobs.tick();
-			passes(HELD_CALL_AFTER);
+			awaitSinceLastStart(a, "jobs.tick", HELD_CALL_AFTER);
 			jobs.tick();
-			await().atMost(Replicas.WAIT).until(() -> starts.of("tick").size() == 2);
-			// the period is now over a second: 100 ms after the held run's start is that run's call, late
-			passes(Duration.ofMillis(100));
+			await().atMost(Replicas.WAIT)
+				.pollInterval(Duration.ofMillis(10))
+				.until(() -> starts.of("tick").size() == 2 && !due.runsDue("default", "jobs.tick"));
+			// the period is now over a second: a call within a tenth of it after the held run's start
+			// is that run's call, late
 			jobs.tick();
-			passes(TICK_WINDOW);
+			assertThat(due.runsDue("default", "jobs.tick")).as("a run held").isFalse();
 			assertThat(starts.of("tick")).hasSize(2);
 			assertThat(a.getBean(LeaderOnlyInvocations.class).count("default", Outcome.SKIPPED_WINDOW)).isOne();
 		});
@@ -210,7 +216,7 @@ class LeaderOnlyWindowHandoverTests {
 				b.getBean(Jobs.class).tick();
 				passes(TICK_WINDOW.minusSeconds(1));
 				a.getBean(Jobs.class).tick();
-				passes(Duration.ofSeconds(1));
+				awaitSinceLastStart(b, "jobs.tick", Duration.ofSeconds(1));
 				b.getBean(Jobs.class).tick();
 				a.getBean(LeaderElector.class).stepDown("default");
 				Replicas.awaitLeader(b, "default");
@@ -235,9 +241,11 @@ class LeaderOnlyWindowHandoverTests {
 			replica(leaseName, "b", null).run((b) -> {
 				awaitHolderSeen(b, "a");
 				Jobs jobs = a.getBean(Jobs.class);
+				DueStarts due = a.getBean(DueStarts.class);
 				jobs.tick();
-				passes(HELD_CALL_AFTER);
+				awaitSinceLastStart(a, "jobs.tick", HELD_CALL_AFTER);
 				jobs.tick();
+				assertThat(due.runsDue("default", "jobs.tick")).as("a run held").isTrue();
 				a.getBean(LeaderElector.class).stepDown("default");
 				Replicas.awaitLeader(b, "default");
 				LeaderOnlyInvocations invocations = a.getBean(LeaderOnlyInvocations.class);
@@ -253,7 +261,23 @@ class LeaderOnlyWindowHandoverTests {
 			.until(() -> holder.equals(replica.getBean(LeaderElector.class).status("default").holderIdentity()));
 	}
 
-	/** The time between two calls, which is what the test gives the job's rhythm. */
+	/**
+	 * Until the replica counts the given time since the job's last start, on the clock its window
+	 * is measured on: the time between a run and the next call, which gives the job's rhythm.
+	 */
+	private static void awaitSinceLastStart(ApplicationContext replica, String job, Duration time) {
+		ElectionEngine engine = replica.getBean(ElectionEngine.class);
+		await().atMost(Replicas.WAIT)
+			.pollInterval(Duration.ofMillis(10))
+			.until(() -> engine.windowTimes("default", job)
+				.map((times) -> times.sinceLastStart().compareTo(time) >= 0)
+				.orElse(false));
+	}
+
+	/**
+	 * The time between two calls of a follower's timer, which gives the job's rhythm: nothing on
+	 * the replica tells when it called last, a follower's call not being a run.
+	 */
 	private static void passes(Duration time) throws InterruptedException {
 		Thread.sleep(time.toMillis());
 	}
