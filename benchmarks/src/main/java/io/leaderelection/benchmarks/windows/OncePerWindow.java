@@ -32,6 +32,7 @@ import io.leaderelection.benchmarks.windows.JobLog.Job;
 import io.leaderelection.benchmarks.windows.JobLog.Outcome;
 import io.leaderelection.engine.ElectionListener;
 import io.leaderelection.engine.LeaderCalls;
+import io.leaderelection.engine.MonotonicClock;
 import org.netcrusher.core.reactor.NioReactor;
 import org.netcrusher.tcp.TcpCrusher;
 
@@ -397,7 +398,7 @@ public final class OncePerWindow {
 							OncePerWindow.this.timings),
 					true, gates, this.registry);
 			this.starts = new WindowedStarts(this.candidate.engine(), this.registry);
-			this.due = new DueStarts(this.starts, this.registry);
+			this.due = new DueStarts(this.starts, this.registry, MonotonicClock.system());
 			this.candidate.start();
 		}
 
