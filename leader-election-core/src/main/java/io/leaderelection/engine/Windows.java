@@ -1,7 +1,7 @@
 package io.leaderelection.engine;
 
 import java.time.Duration;
-import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,7 +31,7 @@ final class Windows {
 	private final JobWindows jobs;
 
 	/** Completes, for each run or extension waiting to be stored, with whether it goes on. */
-	private final Map<JobWindows.Pending, CompletableFuture<Boolean>> recorded = new HashMap<>();
+	private final Map<JobWindows.Pending, CompletableFuture<Boolean>> recorded = new IdentityHashMap<>();
 
 	Windows(ElectionLoop loop, Leadership leadership, ElectionMode mode) {
 		this.loop = loop;
@@ -84,8 +84,7 @@ final class Windows {
 	 * and go on only if the gate is still open.
 	 */
 	void stored(List<JobWindows.Pending> sent, boolean gateOpen) {
-		this.jobs.stored(sent);
-		sent.forEach((pending) -> tell(pending, gateOpen && !pending.ended()));
+		this.jobs.stored(sent, gateOpen).forEach(this::tell);
 	}
 
 	/** The term ended: nothing waiting is stored by it. What was written stays written. */

@@ -128,10 +128,14 @@ public final class JobWindows {
 
 	/**
 	 * A write of the term that carried the given runs and extensions succeeded: they are stored.
-	 * Each goes on only if the gate is still open and its run has not ended.
+	 * @param gateOpen whether the term's gate is still open
+	 * @return each, in order, with whether it goes on: only if the gate is open and its run has not ended
 	 */
-	public void stored(List<Pending> sent) {
+	public Map<Pending, Boolean> stored(List<Pending> sent, boolean gateOpen) {
 		this.unrecorded.removeAll(sent);
+		Map<Pending, Boolean> goesOn = new LinkedHashMap<>();
+		sent.forEach((pending) -> goesOn.put(pending, gateOpen && !pending.ended()));
+		return goesOn;
 	}
 
 	/**
@@ -215,7 +219,10 @@ public final class JobWindows {
 
 	}
 
-	/** Something started under the term that waits to be stored by one of its writes: a run, or its extension. */
+	/**
+	 * Something started under the term that waits to be stored by one of its writes: a run, or its
+	 * extension. Equal only to itself: two extensions of one run are two.
+	 */
 	public static class Pending {
 
 		private final Run run;
