@@ -106,6 +106,24 @@ class JobWindowsTests {
 	}
 
 	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			# situation                                                    | gate open | run ended | goes on
+			a run stored while the gate is open goes on                      | true      | false     | true
+			a run stored after the gate closed never begins                  | false     | false     | false
+			a run that ended before it was stored has nothing to go on with  | true      | true      | false
+			""")
+	void aStoredRunGoesOn(String situation, boolean gateOpen, boolean runEnded, boolean goesOn) {
+		JobWindows windows = new JobWindows("jobs", "me");
+		JobWindows.Run run = windows.start(JOB, AT_LEAST, AT_MOST, ms(0), TERM, wall(ms(0)));
+		List<JobWindows.Pending> sent = windows.sending();
+		if (runEnded) {
+			windows.ended(run, ms(10));
+		}
+		assertThat(windows.stored(sent, gateOpen)).containsExactly(Map.entry(run, goesOn));
+		assertThat(windows.unrecorded()).isFalse();
+	}
+
+	@ParameterizedTest(name = "{0}")
 	@CsvSource(delimiter = '|', nullValues = "-", textBlock = """
 			# situation                                                    | script                                                                              | written at | records
 			nothing known, nothing written                                 | -                                                                                   | 0          | nothing
@@ -230,7 +248,7 @@ class JobWindowsTests {
 					this.lastOutcome = (extension != null) ? "extended" : "refused";
 				}
 				case "send" -> this.writes.put(words[1], this.windows.sending());
-				case "stored" -> this.windows.stored(this.writes.get(words[1]));
+				case "stored" -> this.windows.stored(this.writes.get(words[1]), true);
 				case "term" -> this.windows.termEnded();
 				case "observe" -> {
 					String[] momentAndRecord = step.substring("observe at ".length()).split(": ", 2);
