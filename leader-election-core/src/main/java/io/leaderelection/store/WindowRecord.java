@@ -13,7 +13,9 @@ import java.time.Instant;
  * @param endedMillisAgo how long before the write that run ended; {@code null} while it may run
  * @param startedBy the identity of the replica that started it
  * @param fencingToken the fencing token of the term it started under
- * @param startedAt the starting replica's wall-clock time of the start, for people: never decided on
+ * @param startedAt the starting replica's wall-clock time of the start: shown to people, and, with
+ * {@code startedBy} and {@code fencingToken}, what tells one run from another; never compared with
+ * another clock
  */
 public record WindowRecord(long closedForMillis, long startedMillisAgo, Long endedMillisAgo, String startedBy,
 		long fencingToken, Instant startedAt) {

@@ -193,10 +193,14 @@ public final class JobWindows {
 					this.fencingToken, this.wallStartedAt);
 		}
 
-		/** Whether both tell of one run: started by one replica in one term at one moment of its clock. */
+		/**
+		 * Whether both tell of one run: started by one replica in one term at one moment of its
+		 * clock. A record without that moment (edited by hand) is not known to be the same run, and
+		 * replaces what is known only if it started no earlier.
+		 */
 		boolean sameRunAs(Job other) {
-			return Objects.equals(this.startedBy, other.startedBy) && this.fencingToken == other.fencingToken
-					&& Objects.equals(this.wallStartedAt, other.wallStartedAt);
+			return this.wallStartedAt != null && this.wallStartedAt.equals(other.wallStartedAt)
+					&& Objects.equals(this.startedBy, other.startedBy) && this.fencingToken == other.fencingToken;
 		}
 
 		Job ended(long at, long closedUntil) {

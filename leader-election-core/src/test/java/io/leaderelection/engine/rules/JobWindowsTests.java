@@ -42,7 +42,7 @@ class JobWindowsTests {
 	private static final long AT_MOST = ms(1000);
 
 	private static final Pattern RECORD = Pattern.compile(
-			"(\\S+) by (\\S+) in term (\\d+) at ([\\d:.]+), started (-?\\d+) ago(?:, ended (-?\\d+) ago)?, closed for (-?\\d+)");
+			"(\\S+) by (\\S+) in term (\\d+) at ([\\d:.]+|an unknown time), started (-?\\d+) ago(?:, ended (-?\\d+) ago)?, closed for (-?\\d+)");
 
 	private static final int MILLI = 1_000_000;
 
@@ -96,6 +96,7 @@ class JobWindowsTests {
 			a run by another replica is another run                               | report by b in term 4 at 06:00:00, started 0 ago, closed for 1000 | report by c in term 4 at 06:00:00, started 1200 ago, ended 1100 ago, closed for -900     | report by b in term 4 at 06:00:00, started 1000 ago, closed for 0
 			a run of another term is another run                                  | report by b in term 4 at 06:00:00, started 0 ago, closed for 1000 | report by b in term 5 at 06:00:00, started 1200 ago, ended 1100 ago, closed for -900     | report by b in term 4 at 06:00:00, started 1000 ago, closed for 0
 			a run started at another moment is another run                        | report by b in term 4 at 06:00:00, started 0 ago, closed for 1000 | report by b in term 4 at 05:59:59.800, started 1200 ago, ended 1100 ago, closed for -900 | report by b in term 4 at 06:00:00, started 1000 ago, closed for 0
+			a run whose start time was edited away is not known to be the same    | report by b in term 4 at an unknown time, started 0 ago, closed for 1000 | report by b in term 4 at an unknown time, started 1200 ago, ended 1100 ago, closed for -900 | report by b in term 4 at an unknown time, started 1000 ago, closed for 0
 			a job the version does not record stays known                         | report by b in term 4 at 06:00:00, started 0 ago, closed for 1000 | cleanup by c in term 5 at 06:00:01, started 100 ago, closed for 900                      | report by b in term 4 at 06:00:00, started 1000 ago, closed for 0; cleanup by c in term 5 at 06:00:01, started 100 ago, closed for 900
 			""")
 	void aVersionObserved(String situation, String known, String version, String knownThen) {
@@ -294,9 +295,10 @@ class JobWindowsTests {
 				if (!record.matches()) {
 					throw new IllegalArgumentException("No record is described as '" + each + "'");
 				}
-				Instant startedAt = LocalTime.parse(record.group(4))
-					.atDate(RENEWED.atOffset(ZoneOffset.UTC).toLocalDate())
-					.toInstant(ZoneOffset.UTC);
+				Instant startedAt = record.group(4).equals("an unknown time") ? null
+						: LocalTime.parse(record.group(4))
+							.atDate(RENEWED.atOffset(ZoneOffset.UTC).toLocalDate())
+							.toInstant(ZoneOffset.UTC);
 				records.put(record.group(1), new WindowRecord(Long.parseLong(record.group(7)),
 						Long.parseLong(record.group(5)), (record.group(6) != null) ? Long.valueOf(record.group(6)) : null,
 						record.group(2), Long.parseLong(record.group(3)), startedAt));
@@ -308,7 +310,8 @@ class JobWindowsTests {
 	private static String describe(Map<String, WindowRecord> records) {
 		List<String> described = new ArrayList<>();
 		records.forEach((job, record) -> described.add(job + " by " + record.startedBy() + " in term "
-				+ record.fencingToken() + " at " + timeOfDay(record.startedAt()) + ", started "
+				+ record.fencingToken() + " at "
+				+ ((record.startedAt() != null) ? timeOfDay(record.startedAt()) : "an unknown time") + ", started "
 				+ record.startedMillisAgo() + " ago"
 				+ ((record.endedMillisAgo() != null) ? ", ended " + record.endedMillisAgo() + " ago" : "")
 				+ ", closed for " + record.closedForMillis()));
