@@ -50,10 +50,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code tell R} (R's watch tells the oldest change it has not told yet), {@code end-watch R}.
  * While R is served, its watch is accepted at once and tells each change as it comes.</li>
  * <li>Other clients: {@code overwrite H} (writes holder H over the Lease), {@code write holder H,
- * duration 15 s, transitions 2} (writes these fields, acquired and renewed now, or as long ago as
- * {@code , renewed -1h} says; {@code duration for life} writes a for-life lock), {@code create H
- * [D]} (creates the Lease held by H, {@code none} for no holder, for D seconds, or with no
- * duration and no times), {@code take H} (a new term of H), {@code touch} (a label edit: a new
+ * duration 15 s, transitions 2} (writes these fields over the Lease or where it is missing,
+ * acquired and renewed now, or as long ago as {@code , renewed -1h} says; {@code none} for no
+ * holder; {@code duration for life} writes a for-life lock, {@code duration none} no duration and
+ * no times, as a tool may), {@code take H} (a new term of H), {@code touch} (a label edit: a new
  * resourceVersion, the same election fields), {@code touch every D}, {@code recreate} (deletes
  * the Lease and creates it again with the same fields: a new uid), {@code delete},
  * {@code prefer H} (sets spec.preferredHolder), {@code opaque-versions} (resourceVersions are no
@@ -164,7 +164,6 @@ class ElectionScriptsTests {
 				case "open" -> replica(words[1]).connection.openWatch();
 				case "tell" -> replica(words[1]).connection.tellWatch();
 				case "end-watch" -> replica(words[1]).connection.endWatch();
-				case "create" -> create(words);
 				case "take" -> this.leases.take(words[1], wallNow());
 				case "prefer" -> this.leases.prefer(words[1]);
 				case "opaque-versions" -> this.leases.useOpaqueVersions();
@@ -273,11 +272,18 @@ class ElectionScriptsTests {
 			Map<String, String> fields = fields(text);
 			String holder = fields.get("holder");
 			String duration = fields.get("duration");
+			String transitions = fields.get("transitions");
+			if (duration.equals("none")) {
+				// written by hand or a tool: no times either
+				this.leases.write(LeaseRecord.of(holder.equals("none") ? "" : holder, null, null, null,
+						(transitions != null) ? Integer.valueOf(transitions) : null));
+				return;
+			}
 			Instant at = this.time.wallClock(signed(fields.getOrDefault("renewed", "+0s"))).instant();
 			this.leases.write(LeaseRecord.of(holder.equals("none") ? "" : holder,
 					duration.equals("for life") ? LeaseRecord.FOR_LIFE_LEASE_DURATION_SECONDS
 							: Integer.parseInt(duration.substring(0, duration.length() - 2)),
-					at, at, Integer.parseInt(fields.get("transitions"))));
+					at, at, (transitions != null) ? Integer.parseInt(transitions) : 0));
 		}
 
 		/** {@code touch}, or {@code touch every D}: another client writes the Lease again unchanged. */
@@ -293,12 +299,6 @@ class ElectionScriptsTests {
 				this.leases.touch();
 				touchEvery(period);
 			}, period);
-		}
-
-		/** {@code create H [D]}: another client creates the Lease held by H for D seconds, or with no times. */
-		private void create(String[] words) {
-			String holder = "none".equals(words[1]) ? "" : words[1];
-			this.leases.create(holder, (words.length > 2) ? Integer.valueOf(words[2]) : null, wallNow());
 		}
 
 		private Instant wallNow() {

@@ -111,15 +111,6 @@ final class ScriptedLeases {
 		this.refusingWatches.add(replica);
 	}
 
-	/** Another client creates the Lease; without a duration, with no times either, as a tool may. */
-	void create(String holder, Integer durationSeconds, Instant now) {
-		if (this.lease.stored() != null) {
-			throw new IllegalStateException("the Lease exists");
-		}
-		this.lease.edit((none) -> (durationSeconds != null) ? LeaseRecord.of(holder, durationSeconds, now, now, 0)
-				: LeaseRecord.of(holder, null, null, null, null));
-	}
-
 	/** Another process writes the Lease as holder H, with times of its own: a new term. */
 	void take(String holder, Instant now) {
 		Objects.requireNonNull(this.lease.stored(), "no Lease to take");
