@@ -275,12 +275,12 @@ final class Leadership {
 	private void giveUpGuarded(Release release) {
 		long timeout = Math.max(1, this.mode.releaseTimeLeft(this.loop.now()));
 		CompletableFuture<Void> givenUp = this.mode.giveUpGuarded(Duration.ofNanos(timeout));
+		Runnable writeIfHeld = () -> carryOut(release, ReleaseRules.guardGivenUp(holds(release)));
 		if (givenUp.isDone() && !givenUp.isCompletedExceptionally()) {
-			carryOut(release, ReleaseRules.guardGivenUp(holds(release)));
+			writeIfHeld.run();
 		}
 		else {
-			givenUp.whenComplete((ignored, failure) -> this.loop.steps
-				.later(() -> carryOut(release, ReleaseRules.guardGivenUp(holds(release)))));
+			givenUp.whenComplete((ignored, failure) -> this.loop.steps.later(writeIfHeld));
 		}
 	}
 

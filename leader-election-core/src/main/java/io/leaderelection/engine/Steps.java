@@ -97,11 +97,6 @@ final class Steps {
 		return (this.nextAttempt != null) ? this.nextAttemptAtNanos : ElectionLoop.NEVER;
 	}
 
-	/** Whether an attempt is scheduled. */
-	boolean attemptScheduled() {
-		return this.nextAttempt != null;
-	}
-
 	/** Nothing scheduled runs, and the answers of calls on their way are dropped. */
 	void abandonAttempts() {
 		cancelNextAttempt();

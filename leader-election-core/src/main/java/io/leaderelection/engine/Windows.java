@@ -58,10 +58,7 @@ final class Windows {
 			if (run == null) {
 				return CompletableFuture.completedFuture(Optional.empty());
 			}
-			// awaited before the write, which may be stored at once
-			CompletableFuture<Boolean> stored = awaitStored(run);
-			this.mode.writeSoon();
-			return stored.thenApply((goesOn) -> goesOn ? Optional.of(new StartedRun(run)) : Optional.empty());
+			return storeSoon(run).thenApply((goesOn) -> goesOn ? Optional.of(new StartedRun(run)) : Optional.empty());
 		}
 	}
 
@@ -100,9 +97,15 @@ final class Windows {
 		}
 	}
 
-	private CompletableFuture<Boolean> awaitStored(JobWindows.Pending pending) {
+	/**
+	 * Has the term write soon, to store what was started or extended.
+	 * @return completes with whether it goes on, once stored
+	 */
+	private CompletableFuture<Boolean> storeSoon(JobWindows.Pending pending) {
 		CompletableFuture<Boolean> stored = new CompletableFuture<>();
+		// awaited before the write, which may be stored at once
 		this.recorded.put(pending, stored);
+		this.mode.writeSoon();
 		return stored;
 	}
 
@@ -146,9 +149,7 @@ final class Windows {
 				if (extension == null) {
 					return CompletableFuture.completedFuture(false);
 				}
-				CompletableFuture<Boolean> stored = awaitStored(extension);
-				Windows.this.mode.writeSoon();
-				return stored;
+				return storeSoon(extension);
 			}
 		}
 

@@ -194,7 +194,7 @@ class ElectionScriptsTests {
 			for (int option = 2; option + 1 < words.length; option += 2) {
 				options.put(words[option], words[option + 1]);
 			}
-			return newReplica(name, signed(options.getOrDefault("clock", "+0s")),
+			return newReplica(name, duration(options.getOrDefault("clock", "+0s")),
 					(options.containsKey("renewing")) ? duration(options.get("renewing")) : null);
 		}
 
@@ -237,20 +237,17 @@ class ElectionScriptsTests {
 			this.happened.add(String.format(Locale.ROOT, "%.3f %s", (this.time.nanoTime() - this.start) / 1e9, what));
 		}
 
+		/** {@code 2s}, {@code 500ms}, {@code +1h}, {@code -90s}: a duration in ms, s, m or h, signed or not. */
 		private static Duration duration(String text) {
-			return text.endsWith("ms") ? Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2)))
-					: Duration.ofSeconds(Long.parseLong(text.substring(0, text.length() - 1)));
-		}
-
-		/** {@code +1h}, {@code -90s}, {@code +0s}: a duration in seconds, minutes or hours, with its sign. */
-		private static Duration signed(String text) {
-			Duration unit = switch (text.charAt(text.length() - 1)) {
-				case 'h' -> Duration.ofHours(1);
-				case 'm' -> Duration.ofMinutes(1);
-				case 's' -> Duration.ofSeconds(1);
+			String unit = text.replaceFirst("^[-+]?\\d+", "");
+			long amount = Long.parseLong(text.substring(0, text.length() - unit.length()));
+			return switch (unit) {
+				case "ms" -> Duration.ofMillis(amount);
+				case "s" -> Duration.ofSeconds(amount);
+				case "m" -> Duration.ofMinutes(amount);
+				case "h" -> Duration.ofHours(amount);
 				default -> throw new IllegalArgumentException("No unit in " + text);
 			};
-			return unit.multipliedBy(Long.parseLong(text.substring(0, text.length() - 1)));
 		}
 
 		/** {@code holder b, duration 15 s, transitions 2}: the fields, by name, as the output writes them. */
@@ -279,7 +276,7 @@ class ElectionScriptsTests {
 						(transitions != null) ? Integer.valueOf(transitions) : null));
 				return;
 			}
-			Instant at = this.time.wallClock(signed(fields.getOrDefault("renewed", "+0s"))).instant();
+			Instant at = this.time.wallClock(duration(fields.getOrDefault("renewed", "+0s"))).instant();
 			this.leases.write(LeaseRecord.of(holder.equals("none") ? "" : holder,
 					duration.equals("for life") ? LeaseRecord.FOR_LIFE_LEASE_DURATION_SECONDS
 							: Integer.parseInt(duration.substring(0, duration.length() - 2)),

@@ -139,8 +139,8 @@ final class InMemoryLeases {
 		/** Answers of requests served, held back while {@link #holdAnswers()} is in effect. */
 		private List<Runnable> heldAnswers;
 
-		/** How many of the next requests are served without an answer ever coming. */
-		private int answersToDrop;
+		/** Whether requests are served without an answer ever coming. */
+		private boolean droppingAnswers;
 
 		Connection(String replica) {
 			this.replica = replica;
@@ -164,13 +164,13 @@ final class InMemoryLeases {
 		void heal() {
 			this.fault = Fault.NONE;
 			synchronized (this) {
-				this.answersToDrop = 0;
+				this.droppingAnswers = false;
 			}
 		}
 
 		/** From now on requests are served, but their answers never come back. */
 		synchronized void dropAnswers() {
-			this.answersToDrop = Integer.MAX_VALUE;
+			this.droppingAnswers = true;
 		}
 
 		/**
@@ -268,8 +268,7 @@ final class InMemoryLeases {
 				deliver = () -> answer.completeExceptionally(ex);
 			}
 			synchronized (this) {
-				if (this.answersToDrop > 0) {
-					this.answersToDrop--;
+				if (this.droppingAnswers) {
 					return answer;
 				}
 				if (this.heldAnswers != null) {

@@ -132,18 +132,16 @@ public final class ElectionCore<R> {
 	// ---- decisions
 
 	/** What a follower has seen at the given moment. */
-	public Sight sight(long now) {
+	private Sight sight(long now) {
 		return Sight.of(this.observation, this.stayOut, writerConflict(), this.identity, now);
 	}
 
 	/**
-	 * The version a follower judges at the given moment: the last seen, unless it stays out or
-	 * another process writes under our identity; {@code null} when none. The driver learns what
-	 * it can of its holder (whether its process ended) before {@link #followLease}.
+	 * The version a follower judges at the given moment ({@link Sight#judged}). The driver learns
+	 * what it can of its holder (whether its process ended) before {@link #followLease}.
 	 */
 	public LeaseRecord judged(long now) {
-		Sight sight = sight(now);
-		return (sight.seen() != null && !sight.stayingOut() && !sight.writerConflict()) ? sight.seen() : null;
+		return sight(now).judged();
 	}
 
 	/**
@@ -154,9 +152,10 @@ public final class ElectionCore<R> {
 	 * reported; {@code null} when nothing proves it
 	 */
 	public FollowerStep followLease(LeaseRules rules, long now, boolean campaigning, String holderExited) {
-		LeaseRecord judged = judged(now);
-		OwnWrites.Sent ownClaim = (judged != null && campaigning) ? this.ownWrites.sinceLastTerm(judged) : null;
-		return rules.follow(sight(now), now, (ownClaim != null) ? ownClaim.sentAtNanos() : null,
+		Sight sight = sight(now);
+		OwnWrites.Sent ownClaim = (sight.judged() != null && campaigning) ? this.ownWrites.sinceLastTerm(sight.seen())
+				: null;
+		return rules.follow(sight, now, (ownClaim != null) ? ownClaim.sentAtNanos() : null,
 				this.claiming.claimedAgainTooLate(), holderExited);
 	}
 

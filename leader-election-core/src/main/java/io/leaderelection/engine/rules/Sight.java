@@ -29,6 +29,14 @@ public record Sight(LeaseRecord seen, long stayOutLeftNanos, boolean writerConfl
 				(seen != null) ? observation.untilExpiry(now) : 0);
 	}
 
+	/**
+	 * The version a follower judges: the last seen, unless it stays out or another process writes
+	 * under our identity; {@code null} when none.
+	 */
+	public LeaseRecord judged() {
+		return (this.seen != null && !stayingOut() && !this.writerConflict) ? this.seen : null;
+	}
+
 	/** Whether this replica stays out of the election for now. */
 	public boolean stayingOut() {
 		return this.stayOutLeftNanos > 0;
